@@ -1,0 +1,1 @@
+//! browser-bridge backend.

@@ -1,0 +1,685 @@
+//! The action union of PROTOCOL.md §5: one `browser` tool, one action per call.
+//!
+//! Decode with [`Action::from_value`] / [`Action::from_json`]: they refuse an unknown
+//! action by name, every schema violation and every bound with `invalid_request`
+//! whose message starts with the action and names the field
+//! (`click: give exactly one of uid or selector, not both`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::BridgeError;
+use crate::ids::{TabId, Uid};
+
+/// Largest `wait_for.timeoutMs` (ms).
+pub const WAIT_FOR_MAX_TIMEOUT_MS: u64 = 30_000;
+/// Default `wait_for.timeoutMs` (ms).
+pub const WAIT_FOR_DEFAULT_TIMEOUT_MS: u64 = 5_000;
+
+/// One action, tagged by `action` (snake_case names of §5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// Load `url` in a tab (opens one in the agent window when there is no session).
+    Navigate(Navigate),
+    /// Open a new tab in the agent window (or the user's window with `focus`).
+    OpenTab(OpenTab),
+    /// Close a tab; ends its session with `stopped`.
+    CloseTab(CloseTab),
+    /// List every normal tab, sessions and the user's own.
+    ListTabs(ListTabs),
+    /// History back.
+    GoBack(TabOnly),
+    /// History forward.
+    GoForward(TabOnly),
+    /// Reload the page.
+    Reload(TabOnly),
+    /// Trusted mouse click on an element.
+    Click(Click),
+    /// Move the mouse over an element.
+    Hover(Hover),
+    /// Type text into an editable element (replaces its content by default).
+    Type(Type),
+    /// Press one key (KeyboardEvent.key) in the focused element.
+    PressKey(PressKey),
+    /// Select options of a `<select>` by value, then by label.
+    SelectOption(SelectOption),
+    /// Scroll the page or a container.
+    Scroll(Scroll),
+    /// Wait until an element reaches a state.
+    WaitFor(WaitFor),
+    /// Read the page: markdown, text, elements with uids, obstacle (§6).
+    Extract(TabOnly),
+    /// Run JavaScript in the page (§7).
+    Evaluate(Evaluate),
+    /// Capture the viewport or the full page.
+    Screenshot(Screenshot),
+    /// Set the files of a file input.
+    UploadFile(UploadFile),
+    /// Accept or dismiss the open JavaScript dialog.
+    HandleDialog(HandleDialog),
+    /// List the tools the page exposes (§9).
+    ListPageTools(TabOnly),
+    /// Call one tool the page exposes (§9).
+    CallPageTool(CallPageTool),
+}
+
+/// Every action name, in the order of §5's table.
+pub const ACTION_NAMES: [&str; 21] = [
+    "navigate",
+    "open_tab",
+    "close_tab",
+    "list_tabs",
+    "go_back",
+    "go_forward",
+    "reload",
+    "click",
+    "hover",
+    "type",
+    "press_key",
+    "select_option",
+    "scroll",
+    "wait_for",
+    "extract",
+    "evaluate",
+    "screenshot",
+    "upload_file",
+    "handle_dialog",
+    "list_page_tools",
+    "call_page_tool",
+];
+
+/// Actions that take exactly one of `uid` / `selector`.
+pub const TARGETED_ACTIONS: [&str; 6] = [
+    "click",
+    "type",
+    "hover",
+    "select_option",
+    "upload_file",
+    "wait_for",
+];
+
+/// `{ tabId? }`: actions whose only parameter is the optional tab.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabOnly {
+    /// The tab to act on; see §5 for the rule when it is left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// `navigate` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Navigate {
+    /// `http:`, `https:` or `about:blank` URL.
+    pub url: String,
+    /// The tab to navigate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// `open_tab` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTab {
+    /// `http:`, `https:` or `about:blank` URL.
+    pub url: String,
+    /// Open in the user's current window, focused (default false: agent window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<bool>,
+}
+
+/// `close_tab` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseTab {
+    /// The tab to close (required).
+    pub tab_id: TabId,
+}
+
+/// `list_tabs` takes no parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListTabs {}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// Primary button.
+    Left,
+    /// Wheel button.
+    Middle,
+    /// Secondary button.
+    Right,
+}
+
+/// A keyboard modifier, as CDP `Input.dispatch*Event` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Modifier {
+    /// Alt / Option.
+    Alt,
+    /// Control.
+    Control,
+    /// Meta / Command.
+    Meta,
+    /// Shift.
+    Shift,
+}
+
+impl Modifier {
+    /// CDP's `modifiers` bit: Alt=1, Ctrl=2, Meta/Command=4, Shift=8.
+    pub fn cdp_bit(self) -> u32 {
+        match self {
+            Modifier::Alt => 1,
+            Modifier::Control => 2,
+            Modifier::Meta => 4,
+            Modifier::Shift => 8,
+        }
+    }
+
+    /// The CDP bit mask of a set of modifiers.
+    pub fn mask(modifiers: &[Modifier]) -> u32 {
+        modifiers.iter().fold(0, |m, k| m | k.cdp_bit())
+    }
+}
+
+/// A resolved element target: exactly one of uid or selector (§5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementTarget<'a> {
+    /// A uid from the last extract.
+    Uid(&'a Uid),
+    /// A CSS selector.
+    Selector(&'a str),
+}
+
+macro_rules! targeted {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// Element uid from the last extract (give this or `selector`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub uid: Option<Uid>,
+            /// CSS selector (give this or `uid`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub selector: Option<String>,
+            /// The tab to act on.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tab_id: Option<TabId>,
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// The target; `invalid_request` when not exactly one of uid/selector
+            /// (never after [`Action::from_value`] accepted it).
+            pub fn target(&self) -> Result<ElementTarget<'_>, BridgeError> {
+                exactly_one_target(&self.uid, &self.selector)
+            }
+        }
+    };
+}
+
+targeted!(
+    /// `click` parameters.
+    Click {
+        /// left (default), middle or right.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        button: Option<MouseButton>,
+        /// 1 (default) to 3.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        click_count: Option<u8>,
+        /// Modifiers held during the click.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        modifiers: Option<Vec<Modifier>>,
+    }
+);
+
+targeted!(
+    /// `hover` parameters.
+    Hover {}
+);
+
+targeted!(
+    /// `type` parameters.
+    Type {
+        /// The text to type.
+        text: String,
+        /// Replace the content (default true) or append.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clear: Option<bool>,
+        /// Press Enter afterwards (default false).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        submit: Option<bool>,
+    }
+);
+
+targeted!(
+    /// `select_option` parameters.
+    SelectOption {
+        /// Option values (matched by value, then by label); at least one.
+        values: Vec<String>,
+    }
+);
+
+targeted!(
+    /// `upload_file` parameters.
+    UploadFile {
+        /// Absolute paths on the backend's machine; at least one.
+        paths: Vec<String>,
+    }
+);
+
+targeted!(
+    /// `wait_for` parameters.
+    WaitFor {
+        /// visible (default), hidden, attached or detached.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<WaitState>,
+        /// ms, default 5000, at most 30000.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    }
+);
+
+impl Click {
+    /// `clickCount`, defaulted to 1.
+    pub fn click_count(&self) -> u8 {
+        self.click_count.unwrap_or(1)
+    }
+}
+
+impl Type {
+    /// `clear`, defaulted to true.
+    pub fn clear(&self) -> bool {
+        self.clear.unwrap_or(true)
+    }
+}
+
+impl WaitFor {
+    /// `timeoutMs`, defaulted to [`WAIT_FOR_DEFAULT_TIMEOUT_MS`].
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_ms.unwrap_or(WAIT_FOR_DEFAULT_TIMEOUT_MS)
+    }
+
+    /// `state`, defaulted to visible.
+    pub fn state(&self) -> WaitState {
+        self.state.unwrap_or(WaitState::Visible)
+    }
+}
+
+/// `wait_for` states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitState {
+    /// Attached and not hidden.
+    Visible,
+    /// Detached or hidden.
+    Hidden,
+    /// In the document.
+    Attached,
+    /// Not in the document.
+    Detached,
+}
+
+/// `press_key` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PressKey {
+    /// KeyboardEvent.key: `Enter`, `Escape`, `ArrowDown`, `a` …
+    pub key: String,
+    /// Modifiers held during the key press.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Vec<Modifier>>,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// Scroll directions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrollDirection {
+    /// Towards the top.
+    Up,
+    /// Towards the bottom.
+    Down,
+    /// Towards the start of the line.
+    Left,
+    /// Towards the end of the line.
+    Right,
+}
+
+/// `scroll` parameters: at most one of uid/selector (the container).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scroll {
+    /// up, down, left or right.
+    pub direction: ScrollDirection,
+    /// CSS px; default one viewport (or container) length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<f64>,
+    /// Container uid (optional; give at most one of uid/selector).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<Uid>,
+    /// Container selector (optional; give at most one of uid/selector).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+impl Scroll {
+    /// The container, if any; `invalid_request` when both are given.
+    pub fn target(&self) -> Result<Option<ElementTarget<'_>>, BridgeError> {
+        match (&self.uid, &self.selector) {
+            (None, None) => Ok(None),
+            (uid, selector) => exactly_one_target(uid, selector).map(Some),
+        }
+    }
+}
+
+/// `evaluate` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluate {
+    /// Function body: wrapped as `(async () => { <expression> })()`, so `return` the value.
+    pub expression: String,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// Screenshot image formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageFormat {
+    /// image/png (default).
+    Png,
+    /// image/jpeg.
+    Jpeg,
+}
+
+/// `screenshot` parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Screenshot {
+    /// The tab to capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// The whole scrollable page instead of the viewport (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_page: Option<bool>,
+    /// png (default) or jpeg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ImageFormat>,
+    /// JPEG quality 0..100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+}
+
+/// `handle_dialog` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleDialog {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// Text for a `prompt()` dialog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+    /// The tab whose dialog to answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// `call_page_tool` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallPageTool {
+    /// Tool name from `list_page_tools`.
+    pub tool: String,
+    /// Group name, when several groups have a tool of that name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The tool's input, matching its inputSchema.
+    #[serde(default)]
+    pub input: Value,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+fn exactly_one_target<'a>(
+    uid: &'a Option<Uid>,
+    selector: &'a Option<String>,
+) -> Result<ElementTarget<'a>, BridgeError> {
+    match (uid, selector) {
+        (Some(uid), None) => Ok(ElementTarget::Uid(uid)),
+        (None, Some(selector)) => Ok(ElementTarget::Selector(selector)),
+        (Some(_), Some(_)) => Err(BridgeError::invalid_request(
+            "give exactly one of uid or selector, not both",
+        )),
+        (None, None) => Err(BridgeError::invalid_request(
+            "give exactly one of uid or selector, got neither",
+        )),
+    }
+}
+
+impl Action {
+    /// The wire name (`"click"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Navigate(_) => "navigate",
+            Action::OpenTab(_) => "open_tab",
+            Action::CloseTab(_) => "close_tab",
+            Action::ListTabs(_) => "list_tabs",
+            Action::GoBack(_) => "go_back",
+            Action::GoForward(_) => "go_forward",
+            Action::Reload(_) => "reload",
+            Action::Click(_) => "click",
+            Action::Hover(_) => "hover",
+            Action::Type(_) => "type",
+            Action::PressKey(_) => "press_key",
+            Action::SelectOption(_) => "select_option",
+            Action::Scroll(_) => "scroll",
+            Action::WaitFor(_) => "wait_for",
+            Action::Extract(_) => "extract",
+            Action::Evaluate(_) => "evaluate",
+            Action::Screenshot(_) => "screenshot",
+            Action::UploadFile(_) => "upload_file",
+            Action::HandleDialog(_) => "handle_dialog",
+            Action::ListPageTools(_) => "list_page_tools",
+            Action::CallPageTool(_) => "call_page_tool",
+        }
+    }
+
+    /// The `tabId` the action names, if any (`close_tab` always has one).
+    pub fn tab_id(&self) -> Option<TabId> {
+        match self {
+            Action::Navigate(p) => p.tab_id,
+            Action::OpenTab(_) | Action::ListTabs(_) => None,
+            Action::CloseTab(p) => Some(p.tab_id),
+            Action::GoBack(p)
+            | Action::GoForward(p)
+            | Action::Reload(p)
+            | Action::Extract(p)
+            | Action::ListPageTools(p) => p.tab_id,
+            Action::Click(p) => p.tab_id,
+            Action::Hover(p) => p.tab_id,
+            Action::Type(p) => p.tab_id,
+            Action::PressKey(p) => p.tab_id,
+            Action::SelectOption(p) => p.tab_id,
+            Action::Scroll(p) => p.tab_id,
+            Action::WaitFor(p) => p.tab_id,
+            Action::Evaluate(p) => p.tab_id,
+            Action::Screenshot(p) => p.tab_id,
+            Action::UploadFile(p) => p.tab_id,
+            Action::HandleDialog(p) => p.tab_id,
+            Action::CallPageTool(p) => p.tab_id,
+        }
+    }
+
+    /// Decodes and validates an action object. Unknown action, missing or
+    /// ill-typed field, target rule or bound → `invalid_request` naming the field.
+    ///
+    /// # Errors
+    /// `invalid_request` only.
+    pub fn from_value(value: Value) -> Result<Action, BridgeError> {
+        let Some(object) = value.as_object() else {
+            return Err(BridgeError::invalid_request("action must be a JSON object"));
+        };
+        let name = match object.get("action") {
+            Some(Value::String(name)) => name.clone(),
+            Some(_) => return Err(BridgeError::invalid_request("action must be a string")),
+            None => return Err(BridgeError::invalid_request("missing field `action`")),
+        };
+        if !ACTION_NAMES.contains(&name.as_str()) {
+            return Err(BridgeError::invalid_request(format!(
+                "unknown action `{name}`; expected one of: {}",
+                ACTION_NAMES.join(", ")
+            )));
+        }
+        let action: Action = serde_json::from_value(value)
+            .map_err(|e| BridgeError::invalid_request(format!("{name}: {e}")))?;
+        action.validate()?;
+        Ok(action)
+    }
+
+    /// [`Action::from_value`] on JSON text.
+    ///
+    /// # Errors
+    /// `invalid_request` when the text is not JSON or the action is invalid.
+    pub fn from_json(text: &str) -> Result<Action, BridgeError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))?;
+        Self::from_value(value)
+    }
+
+    /// Checks the rules serde cannot: the target rule, uid pattern, bounds, non-empty
+    /// lists. Messages start with the action name and name the field.
+    ///
+    /// # Errors
+    /// `invalid_request`.
+    pub fn validate(&self) -> Result<(), BridgeError> {
+        let name = self.name();
+        let fail = |msg: String| Err(BridgeError::invalid_request(format!("{name}: {msg}")));
+        let target = |uid: &Option<Uid>, selector: &Option<String>| {
+            check_target(uid, selector)
+                .map_err(|e| BridgeError::invalid_request(format!("{name}: {}", e.message)))
+        };
+        match self {
+            Action::Navigate(p) if p.url.trim().is_empty() => fail("url must not be empty".into()),
+            Action::OpenTab(p) if p.url.trim().is_empty() => fail("url must not be empty".into()),
+            Action::Click(p) => {
+                target(&p.uid, &p.selector)?;
+                match p.click_count {
+                    Some(n) if !(1..=3).contains(&n) => {
+                        fail(format!("clickCount must be 1..3, got {n}"))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Action::Hover(p) => target(&p.uid, &p.selector),
+            Action::Type(p) => target(&p.uid, &p.selector),
+            Action::SelectOption(p) => {
+                target(&p.uid, &p.selector)?;
+                if p.values.is_empty() {
+                    return fail("values must hold at least one value".into());
+                }
+                Ok(())
+            }
+            Action::UploadFile(p) => {
+                target(&p.uid, &p.selector)?;
+                if p.paths.is_empty() {
+                    return fail("paths must hold at least one path".into());
+                }
+                if let Some(rel) = p.paths.iter().find(|path| !is_absolute_path(path)) {
+                    return fail(format!("paths must be absolute, got {rel:?}"));
+                }
+                Ok(())
+            }
+            Action::WaitFor(p) => {
+                target(&p.uid, &p.selector)?;
+                match p.timeout_ms {
+                    Some(ms) if ms > WAIT_FOR_MAX_TIMEOUT_MS => fail(format!(
+                        "timeoutMs must be at most {WAIT_FOR_MAX_TIMEOUT_MS}, got {ms}"
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            Action::Scroll(p) => {
+                if p.uid.is_some() && p.selector.is_some() {
+                    return fail("give at most one of uid or selector, not both".into());
+                }
+                if let Some(uid) = &p.uid
+                    && !Uid::is_valid(&uid.0)
+                {
+                    return fail(format!("uid must match ^e[0-9]+$, got {:?}", uid.0));
+                }
+                match p.amount {
+                    Some(a) if !(a.is_finite() && a > 0.0) => {
+                        fail(format!("amount must be a positive number of CSS px, got {a}"))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Action::PressKey(p) if p.key.is_empty() => fail("key must not be empty".into()),
+            Action::Screenshot(p) => match p.quality {
+                Some(q) if q > 100 => fail(format!("quality must be 0..100, got {q}")),
+                _ => Ok(()),
+            },
+            Action::CallPageTool(p) if p.tool.is_empty() => fail("tool must not be empty".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn check_target(uid: &Option<Uid>, selector: &Option<String>) -> Result<(), BridgeError> {
+    exactly_one_target(uid, selector)?;
+    if let Some(uid) = uid
+        && !Uid::is_valid(&uid.0)
+    {
+        return Err(BridgeError::invalid_request(format!(
+            "uid must match ^e[0-9]+$, got {:?}",
+            uid.0
+        )));
+    }
+    if let Some(selector) = selector
+        && selector.trim().is_empty()
+    {
+        return Err(BridgeError::invalid_request("selector must not be empty"));
+    }
+    Ok(())
+}
+
+fn is_absolute_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    path.starts_with('/')
+        || path.starts_with("\\\\")
+        || (bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && (bytes[2] == b'\\' || bytes[2] == b'/'))
+}
+
+/// Checks a `navigate`/`open_tab` URL scheme (§5): only `http:`, `https:` and
+/// `about:blank`.
+///
+/// # Errors
+/// `invalid_action` naming the refused scheme.
+pub fn check_url_scheme(url: &str) -> Result<(), BridgeError> {
+    let trimmed = url.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") || lower == "about:blank" {
+        return Ok(());
+    }
+    let scheme = lower.split_once(':').map(|(s, _)| s).unwrap_or("");
+    Err(BridgeError::invalid_action(if scheme.is_empty() {
+        format!("url {trimmed:?} has no scheme: give an absolute http:// or https:// URL")
+    } else {
+        format!("url scheme `{scheme}:` is not allowed: only http:, https: and about:blank")
+    }))
+}

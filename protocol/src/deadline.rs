@@ -1,0 +1,31 @@
+//! Per-action backend deadlines (PROTOCOL.md §5, "Backend deadlines").
+
+use crate::action::Action;
+
+/// Deadline for navigation actions (ms).
+pub const NAVIGATION_DEADLINE_MS: u64 = 30_000;
+/// Deadline for `extract` and `screenshot` (ms).
+pub const CAPTURE_DEADLINE_MS: u64 = 20_000;
+/// Deadline for `evaluate` (ms).
+pub const EVALUATE_DEADLINE_MS: u64 = 15_000;
+/// Added to `wait_for.timeoutMs` (ms).
+pub const WAIT_FOR_SLACK_MS: u64 = 5_000;
+/// Deadline for everything else (ms).
+pub const DEFAULT_DEADLINE_MS: u64 = 15_000;
+
+impl Action {
+    /// The `request.timeoutMs` the backend applies to this action (ms).
+    pub fn deadline_ms(&self) -> u64 {
+        match self {
+            Action::Navigate(_)
+            | Action::OpenTab(_)
+            | Action::GoBack(_)
+            | Action::GoForward(_)
+            | Action::Reload(_) => NAVIGATION_DEADLINE_MS,
+            Action::Extract(_) | Action::Screenshot(_) => CAPTURE_DEADLINE_MS,
+            Action::Evaluate(_) => EVALUATE_DEADLINE_MS,
+            Action::WaitFor(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
+            _ => DEFAULT_DEADLINE_MS,
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The top-level messages of PROTOCOL.md §3, tagged by `type`.
+//!
+//! Decode with [`Message::decode`]: every failure is `invalid_request`, and a
+//! failed `request` still yields its `id` so that the receiver can answer it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::action::Action;
+use crate::error::BridgeError;
+use crate::event::Event;
+use crate::ids::RequestId;
+use crate::result::ActionResult;
+
+/// One WebSocket text frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Message {
+    /// ext → backend, first message of every connection.
+    Hello(Hello),
+    /// backend → ext: handshake accepted.
+    Ack(Ack),
+    /// backend → ext: handshake refused; the socket closes.
+    Reject(Reject),
+    /// backend → ext: run one action.
+    Request(Request),
+    /// ext → backend: the one answer to a request.
+    Response(Response),
+    /// ext → backend, one way.
+    Event(EventMessage),
+    /// Keep-alive, either way.
+    Ping(Ping),
+    /// Keep-alive answer, either way.
+    Pong(Pong),
+}
+
+/// `hello` (§2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    /// The version the extension speaks.
+    pub protocol_version: u32,
+    /// The extension's own version (manifest `version`).
+    pub extension_version: String,
+    /// Stable id of this extension install (a UUID kept in storage).
+    pub client_id: String,
+    /// The pairing token; missing or wrong → `unauthorized`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing_token: Option<String>,
+    /// `navigator.userAgent` of the browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+}
+
+/// `ack` (§2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Ack {
+    /// The version the backend speaks.
+    pub protocol_version: u32,
+    /// The backend's own version.
+    pub backend_version: String,
+    /// A UUID naming this connection.
+    pub connection_id: String,
+}
+
+/// `reject` (§2): terminal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Reject {
+    /// `protocol_mismatch`, `unauthorized` or `invalid_request`.
+    pub error: BridgeError,
+}
+
+/// `request` (§3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// UUIDv4 made by the backend.
+    pub id: RequestId,
+    /// The action, tagged by `action`.
+    pub action: Action,
+    /// The backend's deadline for this request (ms).
+    pub timeout_ms: u64,
+}
+
+/// `response` (§3): exactly one of `result` / `error`, as a `Result`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The request's id, echoed.
+    pub id: RequestId,
+    /// `result` or `error`.
+    pub outcome: Result<ActionResult, BridgeError>,
+}
+
+/// `event` (§11): `{"type":"event","event":{"event":"…",…}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EventMessage {
+    /// The event, tagged by `event`.
+    pub event: Event,
+}
+
+/// `ping` (§3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Ping {
+    /// Any integer; echoed by `pong`.
+    pub nonce: u64,
+}
+
+/// `pong` (§3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Pong {
+    /// The `ping`'s nonce.
+    pub nonce: u64,
+}
+
+/// A frame that could not be decoded: always `invalid_request`; `id` is set when the
+/// frame was a `request` whose id could be read, so it can still be answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct DecodeError {
+    /// The request id, when readable.
+    pub id: Option<RequestId>,
+    /// The `invalid_request` error.
+    pub error: BridgeError,
+}
+
+impl DecodeError {
+    fn new(id: Option<RequestId>, message: impl Into<String>) -> Self {
+        DecodeError {
+            id,
+            error: BridgeError::invalid_request(message),
+        }
+    }
+}
+
+impl Message {
+    /// Decodes one text frame, enforcing §1's tolerance rules: unknown fields are
+    /// ignored, an unknown event becomes [`Event::Unknown`], an unknown action or any
+    /// schema violation is `invalid_request`.
+    ///
+    /// # Errors
+    /// [`DecodeError`] (code `invalid_request`).
+    pub fn decode(text: &str) -> Result<Message, DecodeError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| DecodeError::new(None, format!("not valid JSON: {e}")))?;
+        Self::from_value(value)
+    }
+
+    /// [`Message::decode`] on a parsed value.
+    ///
+    /// # Errors
+    /// [`DecodeError`] (code `invalid_request`).
+    pub fn from_value(value: Value) -> Result<Message, DecodeError> {
+        let Value::Object(mut map) = value else {
+            return Err(DecodeError::new(None, "message must be a JSON object"));
+        };
+        let kind = match map.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            Some(_) => return Err(DecodeError::new(None, "`type` must be a string")),
+            None => return Err(DecodeError::new(None, "missing field `type`")),
+        };
+        match kind.as_str() {
+            "request" => decode_request(map).map(Message::Request),
+            "response" => Response::from_map(map)
+                .map(Message::Response)
+                .map_err(|e| DecodeError::new(e.0, e.1)),
+            "hello" | "ack" | "reject" | "event" | "ping" | "pong" => {
+                map.insert("type".into(), Value::String(kind.clone()));
+                serde_json::from_value(Value::Object(map))
+                    .map_err(|e| DecodeError::new(None, format!("{kind}: {e}")))
+            }
+            other => Err(DecodeError::new(
+                None,
+                format!("unknown message type `{other}`"),
+            )),
+        }
+    }
+
+    /// The frame's JSON text.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).expect("protocol messages always serialise")
+    }
+}
+
+fn decode_request(mut map: Map<String, Value>) -> Result<Request, DecodeError> {
+    let id = match map.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => RequestId(id.clone()),
+        _ => return Err(DecodeError::new(None, "request: `id` must be a non-empty string")),
+    };
+    let with_id = |message: String| DecodeError::new(Some(id.clone()), message);
+    let timeout_ms = match map.get("timeoutMs") {
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| with_id("request: `timeoutMs` must be a non-negative integer".into()))?,
+        None => return Err(with_id("request: missing field `timeoutMs`".into())),
+    };
+    let action = map
+        .remove("action")
+        .ok_or_else(|| with_id("request: missing field `action`".into()))?;
+    let action = Action::from_value(action).map_err(|e| with_id(e.message))?;
+    Ok(Request {
+        id,
+        action,
+        timeout_ms,
+    })
+}
+
+impl Response {
+    /// A successful response.
+    pub fn ok(id: RequestId, result: ActionResult) -> Self {
+        Response {
+            id,
+            outcome: Ok(result),
+        }
+    }
+
+    /// A failed response.
+    pub fn err(id: RequestId, error: BridgeError) -> Self {
+        Response {
+            id,
+            outcome: Err(error),
+        }
+    }
+
+    fn from_map(map: Map<String, Value>) -> Result<Response, (Option<RequestId>, String)> {
+        let id = match map.get("id") {
+            Some(Value::String(id)) if !id.is_empty() => RequestId(id.clone()),
+            _ => return Err((None, "response: `id` must be a non-empty string".into())),
+        };
+        let fail = |m: String| (Some(id.clone()), m);
+        let outcome = match (map.get("result"), map.get("error")) {
+            (Some(_), Some(_)) => {
+                return Err(fail("response: has both `result` and `error`".into()));
+            }
+            (None, None) => {
+                return Err(fail("response: needs exactly one of `result` or `error`".into()));
+            }
+            (Some(result), None) => Ok(serde_json::from_value(result.clone())
+                .map_err(|e| fail(format!("response.result: {e}")))?),
+            (None, Some(error)) => Err(serde_json::from_value(error.clone())
+                .map_err(|e| fail(format!("response.error: {e}")))?),
+        };
+        Ok(Response { id, outcome })
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("id", &self.id)?;
+        match &self.outcome {
+            Ok(result) => map.serialize_entry("result", result)?,
+            Err(error) => map.serialize_entry("error", error)?,
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Response {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Object(map) => {
+                Response::from_map(map).map_err(|(_, m)| serde::de::Error::custom(m))
+            }
+            _ => Err(serde::de::Error::custom("response must be an object")),
+        }
+    }
+}
+
+impl JsonSchema for Response {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Response".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let id = generator.subschema_for::<RequestId>();
+        let result = generator.subschema_for::<ActionResult>();
+        let error = generator.subschema_for::<BridgeError>();
+        schemars::json_schema!({
+            "description": "The one answer to a request: exactly one of `result` or `error`.",
+            "type": "object",
+            "properties": { "id": id, "result": result, "error": error },
+            "required": ["id"],
+            "oneOf": [
+                { "required": ["result"], "not": { "required": ["error"] } },
+                { "required": ["error"], "not": { "required": ["result"] } }
+            ]
+        })
+    }
+}

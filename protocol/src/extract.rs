@@ -1,0 +1,132 @@
+//! `extract` result shapes (PROTOCOL.md §6) and the obstacle shape (§8).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{TabId, Uid};
+
+/// Largest `extract.text` (bytes, cut on a char boundary).
+pub const TEXT_MAX_BYTES: usize = 50_000;
+/// Largest `extract.markdown` (bytes, cut on a block boundary).
+pub const MARKDOWN_MAX_BYTES: usize = 30_000;
+/// Most `extract.elements`.
+pub const ELEMENTS_MAX: usize = 200;
+
+/// `extract` result (§6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractResult {
+    /// The tab read.
+    pub tab_id: TabId,
+    /// `location.href`.
+    pub url: String,
+    /// `document.title`.
+    pub title: String,
+    /// innerText, at most [`TEXT_MAX_BYTES`].
+    pub text: String,
+    /// Main content as Markdown, at most [`MARKDOWN_MAX_BYTES`].
+    pub markdown: String,
+    /// Interactive accessibility nodes with uids, at most [`ELEMENTS_MAX`].
+    pub elements: Vec<Element>,
+    /// A login wall, captcha or denial page (§8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obstacle: Option<Obstacle>,
+    /// Which parts were cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncated>,
+}
+
+/// Which parts of an extract were cut; absent flags are false.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Truncated {
+    /// `text` was cut.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub text: bool,
+    /// `markdown` was cut.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub markdown: bool,
+    /// `elements` was capped.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub elements: bool,
+}
+
+impl Truncated {
+    /// `None` when nothing was cut, so the field is left out.
+    pub fn into_option(self) -> Option<Truncated> {
+        (self.text || self.markdown || self.elements).then_some(self)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One interactive element (§6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Element {
+    /// Stable uid within the session, e.g. `e7`.
+    pub uid: Uid,
+    /// Accessibility role (button, link, textbox, …).
+    pub role: String,
+    /// Accessible name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Current value (text fields, sliders, comboboxes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// In the viewport or scrollable into it, and not hidden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible: Option<bool>,
+    /// Present (true) only when disabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+    /// Checkbox / radio / switch state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<Checked>,
+}
+
+/// Tri-state checked value, as the accessibility tree reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Checked {
+    /// Checked.
+    True,
+    /// Not checked.
+    False,
+    /// Indeterminate.
+    Mixed,
+}
+
+/// Obstacle kinds (§8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ObstacleType {
+    /// A login is needed to go on.
+    AuthWall,
+    /// A human-verification challenge.
+    Captcha,
+    /// The site refuses access.
+    AccessDenied,
+}
+
+/// How sure the detection is: `high` is terminal for the agent, `low` a hint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// A hint: try one alternative.
+    Low,
+    /// Terminal: report to the caller.
+    High,
+}
+
+/// `{type, confidence, message}` (§8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Obstacle {
+    /// What blocks the page.
+    #[serde(rename = "type")]
+    pub obstacle_type: ObstacleType,
+    /// low or high.
+    pub confidence: Confidence,
+    /// What was seen, for the agent and the user.
+    pub message: String,
+}

@@ -1,0 +1,30 @@
+//! browser-bridge wire protocol, version 4 — the one implementation of PROTOCOL.md.
+//!
+//! Owns every message that crosses the WebSocket between the extension and the
+//! backend: envelopes ([`Message`]), the action union ([`Action`]) and its results
+//! ([`ActionResult`]), error codes ([`ErrorCode`]), events ([`Event`]), the version
+//! rule, per-action deadlines, JSON Schemas, and the pure page logic that both sides
+//! share (obstacle detection). No I/O, no runtime: builds for native and wasm32.
+
+pub mod action;
+pub mod deadline;
+pub mod envelope;
+pub mod error;
+pub mod event;
+pub mod extract;
+pub mod ids;
+pub mod page_tools;
+pub mod result;
+pub mod text;
+pub mod version;
+
+pub use action::{ACTION_NAMES, Action, ElementTarget, check_url_scheme};
+pub use envelope::{
+    Ack, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request, Response,
+};
+pub use error::{BridgeError, ErrorCode};
+pub use event::{Event, SessionEndReason};
+pub use extract::{Element, ExtractResult, Obstacle};
+pub use ids::{RequestId, TabId, Uid, WindowId};
+pub use result::ActionResult;
+pub use version::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION, check_version};

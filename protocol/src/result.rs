@@ -1,0 +1,369 @@
+//! Typed results of §5, one per action, tagged with `action` (§3: results are
+//! self-describing).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::extract::ExtractResult;
+use crate::ids::{TabId, WindowId};
+use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
+
+/// The `result` of a successful response, tagged by `action`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ActionResult {
+    /// `navigate`.
+    Navigate(PageResult),
+    /// `open_tab`.
+    OpenTab(OpenTabResult),
+    /// `close_tab`.
+    CloseTab(TabResult),
+    /// `list_tabs`.
+    ListTabs(ListTabsResult),
+    /// `go_back`.
+    GoBack(PageResult),
+    /// `go_forward`.
+    GoForward(PageResult),
+    /// `reload`.
+    Reload(PageResult),
+    /// `click`.
+    Click(ClickResult),
+    /// `hover`.
+    Hover(TabResult),
+    /// `type`.
+    Type(TypeResult),
+    /// `press_key`.
+    PressKey(PressKeyResult),
+    /// `select_option`.
+    SelectOption(SelectOptionResult),
+    /// `scroll`.
+    Scroll(ScrollResult),
+    /// `wait_for`.
+    WaitFor(WaitForResult),
+    /// `extract` (§6).
+    Extract(ExtractResult),
+    /// `evaluate` (§7).
+    Evaluate(EvaluateResult),
+    /// `screenshot`.
+    Screenshot(ScreenshotResult),
+    /// `upload_file`.
+    UploadFile(UploadFileResult),
+    /// `handle_dialog`.
+    HandleDialog(HandleDialogResult),
+    /// `list_page_tools` (§9).
+    ListPageTools(ListPageToolsResult),
+    /// `call_page_tool` (§9).
+    CallPageTool(CallPageToolResult),
+}
+
+/// `{tabId}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+}
+
+/// `{tabId, url, title}` after a navigation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// The URL after the load.
+    pub url: String,
+    /// `document.title` after the load.
+    pub title: String,
+}
+
+/// `open_tab` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTabResult {
+    /// The new tab.
+    pub tab_id: TabId,
+    /// Its window (the agent window unless `focus` was set).
+    pub window_id: WindowId,
+    /// The URL after the load.
+    pub url: String,
+    /// `document.title` after the load.
+    pub title: String,
+}
+
+/// One tab of `list_tabs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabInfo {
+    /// Tab id.
+    pub tab_id: TabId,
+    /// Window id.
+    pub window_id: WindowId,
+    /// Current URL.
+    pub url: String,
+    /// Current title.
+    pub title: String,
+    /// The active tab of its window.
+    pub active: bool,
+    /// In the agent window.
+    pub agent_window: bool,
+    /// Under the extension's control (debugger attached).
+    pub session: bool,
+}
+
+/// `list_tabs` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListTabsResult {
+    /// Every normal tab.
+    pub tabs: Vec<TabInfo>,
+}
+
+/// JavaScript dialog kinds (CDP `Page.DialogType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DialogType {
+    /// `alert()`.
+    Alert,
+    /// `confirm()`.
+    Confirm,
+    /// `prompt()`.
+    Prompt,
+    /// `beforeunload`.
+    Beforeunload,
+}
+
+/// A dialog the action opened (§5): answer it with `handle_dialog`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DialogInfo {
+    /// Dialog kind.
+    #[serde(rename = "type")]
+    pub dialog_type: DialogType,
+    /// Its message text.
+    pub message: String,
+}
+
+/// A tab a click opened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedTab {
+    /// The new tab (already a session).
+    pub tab_id: TabId,
+    /// Its URL when reported.
+    pub url: String,
+}
+
+/// A file chooser the action opened; answer with `upload_file`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FileChooser {
+    /// The input accepts several files.
+    pub multiple: bool,
+}
+
+/// Side effects an input action triggered (§5), reported, never waited on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SideEffects {
+    /// A JavaScript dialog is now open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<DialogInfo>,
+    /// New tabs opened by the action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened_tabs: Option<Vec<OpenedTab>>,
+    /// A file chooser was intercepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_chooser: Option<FileChooser>,
+}
+
+/// `click` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClickResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// URL after the click.
+    pub url: String,
+    /// The click started a main-frame navigation.
+    pub navigated: bool,
+    /// Dialog, new tabs, file chooser.
+    #[serde(flatten)]
+    pub effects: SideEffects,
+}
+
+/// `press_key` result: the tab, plus side effects (a key can open a dialog too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PressKeyResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// Dialog, new tabs, file chooser.
+    #[serde(flatten)]
+    pub effects: SideEffects,
+}
+
+/// `type` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// The field's value afterwards.
+    pub value: String,
+}
+
+/// `select_option` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectOptionResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// Values of the options now selected.
+    pub selected: Vec<String>,
+}
+
+/// `scroll` result: the scroll position afterwards (CSS px).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrollResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// Horizontal offset of the scrolled box (CSS px).
+    pub scroll_x: f64,
+    /// Vertical offset of the scrolled box (CSS px).
+    pub scroll_y: f64,
+}
+
+/// `wait_for` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitForResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// How long the wait took (ms).
+    pub elapsed_ms: u64,
+}
+
+/// Largest serialised `evaluate` value kept whole (bytes, §7).
+pub const EVALUATE_MAX_BYTES: usize = 8_192;
+
+/// `evaluate` result (§7): the JS `typeof` (plus `null`, `array`) and one of three shapes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluateResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// `typeof` the value, or `null` / `array`.
+    #[serde(rename = "type")]
+    pub value_type: String,
+    /// The value, its description, or a truncated preview.
+    #[serde(flatten)]
+    pub value: EvaluateValue,
+}
+
+/// The three result shapes of §7.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EvaluateValue {
+    /// Serialised length over [`EVALUATE_MAX_BYTES`]: the first 8 192 bytes and
+    /// `…[truncated N chars]`.
+    Truncated {
+        /// Always true.
+        truncated: bool,
+        /// The cut serialisation.
+        preview: String,
+    },
+    /// Not JSON-serialisable (DOM node, function, Map): CDP's description.
+    Description {
+        /// CDP `RemoteObject.description`.
+        description: String,
+    },
+    /// A JSON value (absent for `undefined`).
+    Value {
+        /// The value.
+        #[serde(default)]
+        value: Value,
+    },
+}
+
+impl EvaluateValue {
+    /// Shapes a JSON value by §7's rule: whole when its serialisation is at most
+    /// [`EVALUATE_MAX_BYTES`] bytes, else a preview cut on a char boundary.
+    pub fn from_json(value: Value) -> EvaluateValue {
+        let text = value.to_string();
+        if text.len() <= EVALUATE_MAX_BYTES {
+            return EvaluateValue::Value { value };
+        }
+        let cut = crate::text::floor_char_boundary(&text, EVALUATE_MAX_BYTES);
+        let rest = text[cut..].chars().count();
+        EvaluateValue::Truncated {
+            truncated: true,
+            preview: format!("{}…[truncated {rest} chars]", &text[..cut]),
+        }
+    }
+}
+
+/// `screenshot` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotResult {
+    /// The tab captured.
+    pub tab_id: TabId,
+    /// `image/png` or `image/jpeg`.
+    pub mime_type: String,
+    /// Base64 image bytes.
+    pub data: String,
+    /// Image width (px).
+    pub width: u32,
+    /// Image height (px).
+    pub height: u32,
+}
+
+/// `upload_file` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadFileResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// File names now set on the input.
+    pub files: Vec<String>,
+}
+
+/// `handle_dialog` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleDialogResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// The kind of dialog answered.
+    pub dialog_type: DialogType,
+    /// Its message.
+    pub message: String,
+}
+
+impl ActionResult {
+    /// The wire name of the action this result answers.
+    pub fn action_name(&self) -> &'static str {
+        match self {
+            ActionResult::Navigate(_) => "navigate",
+            ActionResult::OpenTab(_) => "open_tab",
+            ActionResult::CloseTab(_) => "close_tab",
+            ActionResult::ListTabs(_) => "list_tabs",
+            ActionResult::GoBack(_) => "go_back",
+            ActionResult::GoForward(_) => "go_forward",
+            ActionResult::Reload(_) => "reload",
+            ActionResult::Click(_) => "click",
+            ActionResult::Hover(_) => "hover",
+            ActionResult::Type(_) => "type",
+            ActionResult::PressKey(_) => "press_key",
+            ActionResult::SelectOption(_) => "select_option",
+            ActionResult::Scroll(_) => "scroll",
+            ActionResult::WaitFor(_) => "wait_for",
+            ActionResult::Extract(_) => "extract",
+            ActionResult::Evaluate(_) => "evaluate",
+            ActionResult::Screenshot(_) => "screenshot",
+            ActionResult::UploadFile(_) => "upload_file",
+            ActionResult::HandleDialog(_) => "handle_dialog",
+            ActionResult::ListPageTools(_) => "list_page_tools",
+            ActionResult::CallPageTool(_) => "call_page_tool",
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Protocol version and the handshake's accepted-range rule (PROTOCOL.md §2, §12).
+
+use crate::error::{BridgeError, ErrorCode};
+
+/// The version this crate speaks.
+pub const PROTOCOL_VERSION: u32 = 4;
+
+/// Largest frame either side accepts (bytes); larger frames close with 1009 (§1).
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+
+/// No `hello` within this many ms after the upgrade: the backend closes (§2).
+pub const HELLO_TIMEOUT_MS: u64 = 10_000;
+
+/// The extension sends `ping` this often (ms, §3).
+pub const PING_INTERVAL_MS: u64 = 20_000;
+
+/// The backend closes a connection from which nothing arrived for this long (ms, §3).
+pub const IDLE_CLOSE_MS: u64 = 60_000;
+
+/// Checks `hello.protocolVersion` against `[min, PROTOCOL_VERSION]`.
+///
+/// # Errors
+/// `protocol_mismatch` whose message says which side must be upgraded.
+pub fn check_version(offered: u32, min: u32) -> Result<(), BridgeError> {
+    if offered < min {
+        Err(BridgeError::new(
+            ErrorCode::ProtocolMismatch,
+            format!(
+                "extension speaks v{offered}; this backend accepts v{min}..v{PROTOCOL_VERSION}: update the extension"
+            ),
+        ))
+    } else if offered > PROTOCOL_VERSION {
+        Err(BridgeError::new(
+            ErrorCode::ProtocolMismatch,
+            format!(
+                "extension speaks v{offered}; this backend accepts v{min}..v{PROTOCOL_VERSION}: update the backend"
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range() {
+        assert!(check_version(4, 4).is_ok());
+        assert!(check_version(3, 3).is_ok());
+        let low = check_version(3, 4).unwrap_err();
+        assert_eq!(low.code, ErrorCode::ProtocolMismatch);
+        assert!(low.message.contains("update the extension"), "{}", low.message);
+        let high = check_version(5, 4).unwrap_err();
+        assert!(high.message.contains("update the backend"), "{}", high.message);
+    }
+}
