@@ -13,6 +13,7 @@ pub mod error;
 pub mod event;
 pub mod extract;
 pub mod ids;
+pub mod page;
 pub mod page_tools;
 pub mod result;
 pub mod text;

@@ -1,0 +1,233 @@
+//! The per-tab uid cache of PROTOCOL.md §6.
+//!
+//! A uid (`e0`, `e1`, …) names one DOM node for the life of a session. The cache maps
+//! uid → CDP `backendNodeId` (never a selector, so class changes do not break it).
+//! The counter is never reset within a session: after an invalidation (main-frame
+//! navigation, `navigate`, `go_back`, `go_forward`, `reload`) old uids stay
+//! recognisable, which is what lets [`UidCache::resolve`] tell `element_stale`
+//! (issued, but its document is gone) from `element_not_found` (never issued).
+
+use std::collections::HashMap;
+
+use crate::error::{BridgeError, ErrorCode};
+use crate::ids::Uid;
+
+/// CDP `DOM.BackendNodeId`: stable for a node as long as its document lives.
+pub type BackendNodeId = i64;
+
+/// uid ↔ `backendNodeId` bookkeeping for one tab (one session).
+///
+/// Not tied to any clock or CDP call: the extension calls [`UidCache::assign`] after
+/// each extract, [`UidCache::invalidate`] on a new document, and
+/// [`UidCache::resolve`] before acting on a uid.
+#[derive(Debug, Clone, Default)]
+pub struct UidCache {
+    /// Next counter value to hand out; never decreases.
+    next: u64,
+    /// Counter value of the first uid issued since the last invalidation.
+    generation_start: u64,
+    /// Live uids of the current document: node → counter value.
+    by_node: HashMap<BackendNodeId, u64>,
+    /// The reverse map: counter value → node.
+    by_index: HashMap<u64, BackendNodeId>,
+}
+
+impl UidCache {
+    /// An empty cache whose first uid will be `e0`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// uids for `nodes`, given in document order: a node already issued keeps its
+    /// uid, a new node gets the next counter value. A node listed twice gets one uid.
+    pub fn assign(&mut self, nodes: &[BackendNodeId]) -> Vec<Uid> {
+        nodes
+            .iter()
+            .map(|&node| {
+                let index = *self.by_node.entry(node).or_insert_with(|| {
+                    let index = self.next;
+                    self.next += 1;
+                    index
+                });
+                self.by_index.insert(index, node);
+                Uid::from_index(index)
+            })
+            .collect()
+    }
+
+    /// The node behind `uid`.
+    ///
+    /// Errors: `element_stale` when the uid was issued before the last invalidation
+    /// or its node was [forgotten](UidCache::forget); `element_not_found` when it was
+    /// never issued in this session (or does not match `^e[0-9]+$`). A node that has
+    /// left the DOM without the cache knowing is the caller's to report as
+    /// `element_stale` (use [`stale_error`]) when CDP refuses its `backendNodeId`.
+    pub fn resolve(&self, uid: &Uid) -> Result<BackendNodeId, BridgeError> {
+        let Some(index) = uid.index() else {
+            return Err(not_found_error(uid));
+        };
+        if index >= self.next {
+            return Err(not_found_error(uid));
+        }
+        if index < self.generation_start {
+            return Err(stale_error(uid));
+        }
+        self.by_index
+            .get(&index)
+            .copied()
+            .ok_or_else(|| stale_error(uid))
+    }
+
+    /// The uid already issued for `node` in the current document, if any.
+    pub fn uid_of(&self, node: BackendNodeId) -> Option<Uid> {
+        self.by_node.get(&node).map(|&i| Uid::from_index(i))
+    }
+
+    /// Drops every uid: a new document replaced the old one. The counter keeps
+    /// running, so uids issued before stay recognisable as stale. Call it on
+    /// `Page.frameNavigated` for the top frame and on explicit `navigate`,
+    /// `go_back`, `go_forward`, `reload`; not on SPA route changes
+    /// (`Page.navigatedWithinDocument`), which keep the document and its nodes.
+    pub fn invalidate(&mut self) {
+        self.by_node.clear();
+        self.by_index.clear();
+        self.generation_start = self.next;
+    }
+
+    /// Marks `node` as gone (e.g. `DOM.resolveNode` said it no longer exists): its
+    /// uid resolves to `element_stale` from now on and is never handed out again.
+    pub fn forget(&mut self, node: BackendNodeId) {
+        if let Some(index) = self.by_node.remove(&node) {
+            self.by_index.remove(&index);
+        }
+    }
+
+    /// How many uids this session has issued (the next counter value).
+    pub fn issued(&self) -> u64 {
+        self.next
+    }
+
+    /// How many uids of the current document resolve.
+    pub fn live(&self) -> usize {
+        self.by_index.len()
+    }
+}
+
+/// `element_stale` for `uid`: its document was replaced or its node removed.
+pub fn stale_error(uid: &Uid) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::ElementStale,
+        format!(
+            "{uid} is stale: the page changed since it was issued; call extract and use a fresh uid"
+        ),
+    )
+}
+
+/// `element_not_found` for `uid`: never issued in this tab.
+pub fn not_found_error(uid: &Uid) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::ElementNotFound,
+        format!(
+            "{uid} was never issued in this tab; call extract and pick a uid from its elements"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uids(names: &[Uid]) -> Vec<&str> {
+        names.iter().map(|u| u.0.as_str()).collect()
+    }
+
+    #[test]
+    fn first_extract_numbers_in_document_order() {
+        let mut cache = UidCache::new();
+        let got = cache.assign(&[501, 17, 940]);
+        assert_eq!(uids(&got), ["e0", "e1", "e2"]);
+        assert_eq!(cache.resolve(&Uid::from_index(1)), Ok(17));
+        assert_eq!(cache.issued(), 3);
+    }
+
+    #[test]
+    fn re_extract_keeps_uids_and_numbers_new_nodes_next() {
+        let mut cache = UidCache::new();
+        cache.assign(&[10, 20, 30]);
+        // 25 is new and sits between known nodes in document order.
+        let got = cache.assign(&[10, 25, 20, 30, 40]);
+        assert_eq!(uids(&got), ["e0", "e3", "e1", "e2", "e4"]);
+        assert_eq!(cache.resolve(&Uid::from_index(3)), Ok(25));
+    }
+
+    #[test]
+    fn duplicate_node_in_one_list_gets_one_uid() {
+        let mut cache = UidCache::new();
+        let got = cache.assign(&[7, 7, 8]);
+        assert_eq!(uids(&got), ["e0", "e0", "e1"]);
+    }
+
+    #[test]
+    fn invalidation_makes_old_uids_stale_and_keeps_counting() {
+        let mut cache = UidCache::new();
+        cache.assign(&[1, 2, 3]);
+        cache.invalidate();
+        let err = cache.resolve(&Uid::from_index(0)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ElementStale);
+        // backendNodeIds may repeat across documents: still a new uid.
+        let got = cache.assign(&[1, 9]);
+        assert_eq!(uids(&got), ["e3", "e4"]);
+        assert_eq!(cache.resolve(&Uid::from_index(3)), Ok(1));
+        assert_eq!(
+            cache.resolve(&Uid::from_index(2)).unwrap_err().code,
+            ErrorCode::ElementStale
+        );
+        assert_eq!(cache.live(), 2);
+    }
+
+    #[test]
+    fn never_issued_is_not_found() {
+        let mut cache = UidCache::new();
+        assert_eq!(
+            cache.resolve(&Uid::from_index(0)).unwrap_err().code,
+            ErrorCode::ElementNotFound
+        );
+        cache.assign(&[1, 2]);
+        cache.invalidate();
+        let err = cache.resolve(&Uid::from_index(2)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ElementNotFound);
+        assert!(err.message.contains("e2"), "{}", err.message);
+        let bad = Uid("x1".into());
+        assert_eq!(
+            cache.resolve(&bad).unwrap_err().code,
+            ErrorCode::ElementNotFound
+        );
+    }
+
+    #[test]
+    fn forgotten_node_is_stale_and_its_number_is_not_reused() {
+        let mut cache = UidCache::new();
+        cache.assign(&[1, 2]);
+        cache.forget(2);
+        assert_eq!(
+            cache.resolve(&Uid::from_index(1)).unwrap_err().code,
+            ErrorCode::ElementStale
+        );
+        // The same backendNodeId showing up again (re-inserted node) gets a new uid.
+        let got = cache.assign(&[1, 2]);
+        assert_eq!(uids(&got), ["e0", "e2"]);
+        assert_eq!(cache.uid_of(2), Some(Uid::from_index(2)));
+    }
+
+    #[test]
+    fn spa_route_change_needs_no_call_and_keeps_uids() {
+        // pushState is not an invalidation: the extension simply does not call
+        // invalidate(), and a re-extract of the same nodes returns the same uids.
+        let mut cache = UidCache::new();
+        let before = cache.assign(&[100, 200]);
+        let after = cache.assign(&[200, 100, 300]);
+        assert_eq!(after[0], before[1]);
+        assert_eq!(after[1], before[0]);
+        assert_eq!(after[2].0, "e2");
+    }
+}
