@@ -13,9 +13,11 @@ pub mod error;
 pub mod event;
 pub mod extract;
 pub mod ids;
+pub mod obstacle;
 pub mod page;
 pub mod page_tools;
 pub mod result;
+pub mod schema;
 pub mod text;
 pub mod version;
 
