@@ -1,0 +1,521 @@
+//! Table test of `detect_obstacle` (PROTOCOL.md §8): true walls must be found with
+//! the right type and confidence; look-alikes must stay clear (or at most `low`).
+
+use browser_bridge_protocol::extract::{Confidence, ObstacleType};
+use browser_bridge_protocol::obstacle::{
+    FEW_ELEMENTS, MARKDOWN_SCAN_CHARS, ObstacleInput, PHRASE_PAGE_MAX_CHARS, SHORT_MARKDOWN_CHARS,
+    detect_obstacle, is_captcha_frame_url, is_password_field,
+};
+use browser_bridge_protocol::{Element, Uid};
+
+use Confidence::{High, Low};
+use ObstacleType::{AccessDenied, AuthWall, Captcha};
+
+/// One labelled page.
+struct Case {
+    label: &'static str,
+    url: &'static str,
+    title: &'static str,
+    markdown: String,
+    elements: Vec<Element>,
+    captcha_frame: bool,
+    expect: Option<(ObstacleType, Confidence)>,
+}
+
+fn case(label: &'static str, url: &'static str, title: &'static str) -> Case {
+    Case {
+        label,
+        url,
+        title,
+        markdown: String::new(),
+        elements: Vec::new(),
+        captcha_frame: false,
+        expect: None,
+    }
+}
+
+impl Case {
+    fn md(mut self, markdown: impl Into<String>) -> Self {
+        self.markdown = markdown.into();
+        self
+    }
+    fn els(mut self, elements: Vec<Element>) -> Self {
+        self.elements = elements;
+        self
+    }
+    fn frame(mut self) -> Self {
+        self.captcha_frame = true;
+        self
+    }
+    fn expect(mut self, kind: ObstacleType, confidence: Confidence) -> Self {
+        self.expect = Some((kind, confidence));
+        self
+    }
+}
+
+fn el(role: &str, name: &str) -> Element {
+    Element {
+        uid: Uid::from_index(0),
+        role: role.into(),
+        name: Some(name.into()),
+        value: None,
+        visible: None,
+        disabled: None,
+        checked: None,
+    }
+}
+
+/// Numbers the uids in order, as extract does.
+fn numbered(mut elements: Vec<Element>) -> Vec<Element> {
+    for (i, e) in elements.iter_mut().enumerate() {
+        e.uid = Uid::from_index(i as u64);
+    }
+    elements
+}
+
+fn login_form() -> Vec<Element> {
+    numbered(vec![
+        el("textbox", "Email address"),
+        el("textbox", "Password"),
+        el("checkbox", "Remember me"),
+        el("button", "Sign in"),
+        el("link", "Forgot password?"),
+    ])
+}
+
+/// `n` filler links, as on a busy page.
+fn links(n: usize) -> Vec<Element> {
+    (0..n).map(|i| el("link", &format!("Story {i}"))).collect()
+}
+
+fn with(mut base: Vec<Element>, more: Vec<Element>) -> Vec<Element> {
+    base.extend(more);
+    numbered(base)
+}
+
+/// Article prose of at least `chars` chars, with `phrase` after `at` chars.
+fn article(chars: usize, phrase: &str, at: usize) -> String {
+    let para = "The committee met on Tuesday to discuss the budget, the new library \
+                wing and the state of the river path, which flooded twice this spring. ";
+    let mut text = String::from("# City council notes\n\n");
+    while text.len() < at {
+        text.push_str(para);
+    }
+    text.push_str(phrase);
+    text.push(' ');
+    while text.len() < chars {
+        text.push_str(para);
+    }
+    text
+}
+
+fn cases() -> Vec<Case> {
+    let settings = with(
+        vec![
+            el("textbox", "Display name"),
+            el("textbox", "Email"),
+            el("textbox", "Current password"),
+            el("textbox", "New password"),
+            el("button", "Save"),
+        ],
+        links(35),
+    );
+    vec![
+        // ---- true walls ----
+        case("bare login form", "https://example.com/", "Example")
+            .els(login_form())
+            .expect(AuthWall, High),
+        case(
+            "cloudflare just a moment",
+            "https://shop.example/",
+            "Just a moment...",
+        )
+        .md("Checking if the site connection is secure")
+        .expect(Captcha, High),
+        case(
+            "cloudflare just a moment (ellipsis char)",
+            "https://x.example/p",
+            "Just a moment…",
+        )
+        .expect(Captcha, High),
+        case(
+            "cloudflare attention required",
+            "https://x.example/",
+            "Attention Required! | Cloudflare",
+        )
+        .expect(Captcha, High),
+        case("403 page", "https://x.example/admin", "403 Forbidden")
+            .md("# 403 Forbidden\n\nnginx")
+            .expect(AccessDenied, High),
+        case(
+            "akamai access denied title",
+            "https://www.store.example/",
+            "Access Denied",
+        )
+        .md("# Access Denied\n\nYou don't have permission to access this server.")
+        .expect(AccessDenied, High),
+        case(
+            "error 403 title",
+            "https://x.example/",
+            "Error 403 | Example",
+        )
+        .expect(AccessDenied, High),
+        case(
+            "recaptcha frame",
+            "https://forms.example/contact",
+            "Contact us",
+        )
+        .els(numbered(vec![
+            el("textbox", "Message"),
+            el("button", "Send"),
+        ]))
+        .frame()
+        .expect(Captcha, High),
+        case(
+            "verify you are human title",
+            "https://x.example/",
+            "Verify you are human",
+        )
+        .expect(Captcha, High),
+        case(
+            "/login with password field",
+            "https://app.example/login",
+            "App",
+        )
+        .els(login_form())
+        .expect(AuthWall, High),
+        case(
+            "/login without password field",
+            "https://app.example/login",
+            "App",
+        )
+        .els(numbered(vec![el("textbox", "Email"), el("button", "Next")]))
+        .expect(AuthWall, Low),
+        case(
+            "/signin with password among many elements",
+            "https://news.example/signin?next=/x",
+            "Sign in",
+        )
+        .els(with(login_form(), links(40)))
+        .expect(AuthWall, High),
+        case(
+            "accounts.* host, two-step email page",
+            "https://accounts.example.com/v3/identifier",
+            "Sign in",
+        )
+        .els(numbered(vec![
+            el("textbox", "Email or phone"),
+            el("button", "Next"),
+        ]))
+        .expect(AuthWall, Low),
+        case(
+            "github /session/new",
+            "https://git.example/session/new",
+            "Sign in",
+        )
+        .els(login_form())
+        .expect(AuthWall, High),
+        case(
+            "gitlab /users/sign_in",
+            "https://gl.example/users/sign_in",
+            "Sign in",
+        )
+        .els(login_form())
+        .expect(AuthWall, High),
+        case(
+            "/login.php",
+            "http://forum.example/login.php?redirect=1",
+            "Forum",
+        )
+        .els(login_form())
+        .expect(AuthWall, High),
+        case(
+            "upper-case login URL is lower-cased",
+            "HTTPS://EXAMPLE.COM/LOGIN",
+            "EXAMPLE",
+        )
+        .expect(AuthWall, Low),
+        case(
+            "cloudflare challenge path",
+            "https://x.example/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1",
+            "",
+        )
+        .expect(Captcha, High),
+        case("/captcha path", "https://x.example/captcha?return=/", "").expect(Captcha, High),
+        case("short denial markdown", "https://x.example/file", "")
+            .md("# Access denied\n\nYou don't have permission to access \"/file\" on this server.")
+            .expect(AccessDenied, High),
+        case("curly apostrophe denial", "https://x.example/doc", "Docs")
+            .md("Sorry, you don\u{2019}t have permission to view this document.")
+            .expect(AccessDenied, High),
+        case(
+            "google sorry page",
+            "https://www.google.com/sorry/index",
+            "",
+        )
+        .md("Our systems have detected unusual traffic from your computer network.")
+        .expect(Captcha, High),
+        case(
+            "short sign-in-to-continue page",
+            "https://x.example/doc/1",
+            "Doc",
+        )
+        .md("Please sign in to continue.")
+        .expect(AuthWall, High),
+        case(
+            "medium page asking to log in",
+            "https://x.example/thread/9",
+            "Thread",
+        )
+        .md(article(
+            SHORT_MARKDOWN_CHARS + 200,
+            "You must be logged in to reply.",
+            100,
+        ))
+        .expect(AuthWall, Low),
+        case("layer 1 beats layer 3", "https://x.example/login", "Login")
+            .els(login_form())
+            .frame()
+            .expect(Captcha, High),
+        case(
+            "layer 2 beats layer 3",
+            "https://x.example/login",
+            "Just a moment...",
+        )
+        .els(login_form())
+        .expect(Captcha, High),
+        case(
+            "design-system searchbox named password",
+            "https://x.example/",
+            "X",
+        )
+        .els(numbered(vec![
+            el("textbox", "Username"),
+            el("searchbox", "Password"),
+            el("button", "Continue"),
+        ]))
+        .expect(AuthWall, High),
+        case("PWD upper-case", "https://router.local/", "Router")
+            .els(numbered(vec![
+                el("textbox", "User"),
+                el("textbox", "PWD"),
+                el("button", "OK"),
+            ]))
+            .expect(AuthWall, High),
+        case("passcode field", "https://bank.example/", "Bank")
+            .els(numbered(vec![
+                el("textbox", "Passcode"),
+                el("button", "Unlock"),
+            ]))
+            .expect(AuthWall, High),
+        case(
+            "password field with exactly FEW_ELEMENTS elements",
+            "https://x.example/",
+            "X",
+        )
+        .els(with(login_form(), links(FEW_ELEMENTS - 5)))
+        .expect(AuthWall, High),
+        case(
+            "password field with FEW_ELEMENTS + 1 elements",
+            "https://x.example/",
+            "X",
+        )
+        .els(with(login_form(), links(FEW_ELEMENTS - 4)))
+        .expect(AuthWall, Low),
+        case(
+            "settings page with password change",
+            "https://x.example/settings",
+            "Settings",
+        )
+        .md(article(3_000, "Change your profile here.", 50))
+        .els(settings)
+        .expect(AuthWall, Low),
+        // ---- look-alikes that must stay clear ----
+        case(
+            "news front page with Log in nav link",
+            "https://news.example/",
+            "News",
+        )
+        .md(article(6_000, "Top stories today.", 10))
+        .els(with(
+            vec![el("link", "Log in"), el("link", "Subscribe")],
+            links(60),
+        )),
+        case(
+            "search page with a searchbox",
+            "https://search.example/?q=rust",
+            "rust - Search",
+        )
+        .md(article(3_000, "About 1,000 results.", 10))
+        .els(numbered(vec![
+            el("searchbox", "Search"),
+            el("button", "Search"),
+            el("link", "Images"),
+        ])),
+        case(
+            "long article mentioning access denied",
+            "https://blog.example/post",
+            "Post",
+        )
+        .md(article(
+            5_000,
+            "The server answered access denied for every file.",
+            600,
+        )),
+        case(
+            "long article mentioning access denied past the scan window",
+            "https://blog.example/post2",
+            "Post",
+        )
+        .md(article(
+            MARKDOWN_SCAN_CHARS + 2_000,
+            "Access denied.",
+            MARKDOWN_SCAN_CHARS + 500,
+        )),
+        case(
+            "long article about captchas",
+            "https://blog.example/captchas",
+            "Captchas",
+        )
+        .md(article(
+            PHRASE_PAGE_MAX_CHARS + 500,
+            "Sites ask you to verify you are human after unusual traffic.",
+            300,
+        )),
+        case(
+            "headline containing access denied",
+            "https://news.example/a/1",
+            "Access denied: why the city archive went dark",
+        )
+        .md(article(4_000, "", 0)),
+        case(
+            "film title with forbidden",
+            "https://films.example/1",
+            "Forbidden Planet (1956)",
+        )
+        .md(article(3_000, "", 0)),
+        case("passwords search box", "https://vault.example/", "Vault").els(numbered(vec![
+            el("searchbox", "Search passwords"),
+            el("button", "Add"),
+        ])),
+        case(
+            "blog path mentioning login",
+            "https://blog.example/how-to-login-securely",
+            "Blog",
+        )
+        .md(article(3_000, "", 0)),
+        case(
+            "loginhelp path segment",
+            "https://x.example/loginhelp",
+            "Help",
+        )
+        .md(article(3_000, "", 0)),
+        case(
+            "/captchas-explained path",
+            "https://x.example/captchas-explained",
+            "Captchas",
+        )
+        .md(article(3_000, "", 0)),
+        case(
+            "recaptcha docs page",
+            "https://developers.google.com/recaptcha/docs",
+            "reCAPTCHA",
+        )
+        .md(article(3_000, "", 0)),
+        case("hidden login modal", "https://shop.example/", "Shop").els({
+            let mut e = login_form();
+            e[1].visible = Some(false);
+            e
+        }),
+        case(
+            "show password checkbox and forgot link",
+            "https://x.example/",
+            "X",
+        )
+        .els(numbered(vec![
+            el("checkbox", "Show password"),
+            el("link", "Forgot password?"),
+            el("button", "Go"),
+        ])),
+        case("empty page", "about:blank", ""),
+        case(
+            "sign-in title alone is not a wall",
+            "https://x.example/welcome",
+            "Sign in – X",
+        )
+        .els(numbered(vec![el("button", "Continue with Google")])),
+    ]
+}
+
+#[test]
+fn obstacle_table() {
+    let cases = cases();
+    assert!(cases.len() >= 40, "only {} cases", cases.len());
+    let mut failures = Vec::new();
+    for c in &cases {
+        let got = detect_obstacle(&ObstacleInput {
+            url: c.url,
+            title: c.title,
+            markdown: &c.markdown,
+            elements: &c.elements,
+            captcha_frame: c.captcha_frame,
+        });
+        let got_kind = got.as_ref().map(|o| (o.obstacle_type, o.confidence));
+        if got_kind != c.expect {
+            failures.push(format!(
+                "{}: expected {:?}, got {:?}",
+                c.label, c.expect, got
+            ));
+        }
+        if let Some(o) = &got {
+            assert!(!o.message.is_empty(), "{}: empty message", c.label);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn captcha_frame_urls() {
+    for url in [
+        "https://challenges.cloudflare.com/cdn-cgi/challenge-platform/h/b/turnstile/if/ov2",
+        "https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html",
+        "https://hcaptcha.com/1/api.js",
+        "https://www.google.com/recaptcha/api2/anchor?k=x",
+        "https://www.recaptcha.net/recaptcha/api2/bframe",
+        "HTTPS://WWW.GOOGLE.COM/RECAPTCHA/ENTERPRISE/ANCHOR",
+    ] {
+        assert!(is_captcha_frame_url(url), "{url} should be a captcha frame");
+    }
+    for url in [
+        "https://www.google.com/search?q=recaptcha",
+        "https://www.google.com/recaptchafake",
+        "https://cloudflare.com/",
+        "https://nothcaptcha.com/",
+        "https://example.com/?u=https://hcaptcha.com/",
+        "about:blank",
+        "",
+    ] {
+        assert!(
+            !is_captcha_frame_url(url),
+            "{url} should not be a captcha frame"
+        );
+    }
+}
+
+#[test]
+fn password_field_rule() {
+    assert!(is_password_field(&el("textbox", "Password")));
+    assert!(is_password_field(&el("textbox", "Enter your password:")));
+    assert!(is_password_field(&el("searchbox", "pwd")));
+    assert!(!is_password_field(&el("button", "Password")));
+    assert!(!is_password_field(&el("textbox", "Passwords")));
+    assert!(!is_password_field(&el("textbox", "Search")));
+    let mut unnamed = el("textbox", "");
+    unnamed.name = None;
+    assert!(!is_password_field(&unnamed));
+}
