@@ -2,5 +2,6 @@
 //! request pool, the HTTP API, the MCP server and the CLI (DESIGN.md "Backend").
 
 pub mod bridge;
+pub mod mcp;
 
 pub use bridge::Bridge;
