@@ -1,1 +1,4 @@
 //! browser-bridge test harness.
+
+pub mod conformance;
+pub mod demo;
