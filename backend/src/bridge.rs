@@ -13,5 +13,6 @@ use browser_bridge_protocol::{Action, ActionResult, BridgeError};
 /// reachable, `timeout` past the action's deadline (`Action::deadline_ms`).
 pub trait Bridge: Clone + Send + Sync + 'static {
     /// Runs `action` and returns its result.
-    fn act(&self, action: Action) -> impl Future<Output = Result<ActionResult, BridgeError>> + Send;
+    fn act(&self, action: Action)
+    -> impl Future<Output = Result<ActionResult, BridgeError>> + Send;
 }

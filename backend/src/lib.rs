@@ -1,7 +1,29 @@
 //! browser-bridge backend: the WebSocket server the extension dials into, the
 //! request pool, the HTTP API, the MCP server and the CLI (DESIGN.md "Backend").
+//!
+//! Embedding API (used by `mcp`, the agent, tests):
+//! - [`server::start_server`]`(ServeOptions) -> anyhow::Result<ServerHandle>`: bind,
+//!   serve `/extension` + `/v1/*`, return the bound address, the hub and shutdown.
+//! - [`server::run_serve`]: the CLI's `serve`.
+//! - [`server::router`]`(AppState) -> Router` and [`http_api::require_auth`] (the
+//!   Origin/Host/Bearer guard, an axum `from_fn_with_state` middleware).
+//! - [`hub::ExtensionHub`] and [`remote::RemoteBridge`] implement [`Bridge`];
+//!   [`remote::probe`] checks whether a `serve` answers.
 
 pub mod bridge;
+pub mod cli;
+pub mod config;
+pub mod events;
+pub mod handshake;
+pub mod http_api;
+pub mod hub;
 pub mod mcp;
+pub mod pool;
+pub mod remote;
+pub mod server;
+pub mod ws;
 
 pub use bridge::Bridge;
+pub use hub::ExtensionHub;
+pub use remote::{RemoteBridge, probe};
+pub use server::{AppState, ServeOptions, ServerHandle, run_serve, start_server};

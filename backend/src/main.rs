@@ -1,1 +1,18 @@
-fn main() {}
+//! `browser-bridge`: see [`browser_bridge::cli`].
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // Logs go to stderr: stdout carries results (and MCP in `mcp` mode).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("BROWSER_BRIDGE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    browser_bridge::cli::run(browser_bridge::cli::Cli::parse()).await
+}

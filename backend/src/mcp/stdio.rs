@@ -1,12 +1,77 @@
-//! `browser-bridge mcp`: MCP over stdin/stdout.
+//! `browser-bridge mcp`: MCP over stdin/stdout, for MCP clients that spawn their
+//! servers (Claude Desktop, Claude Code, Cursor…).
+//!
+//! When a `serve` already answers `/v1/status` with the token on the configured
+//! address, every tool call is forwarded to it ([`RemoteBridge`]); otherwise this
+//! process hosts the extension WebSocket itself ([`start_server`]), so a single MCP
+//! client works with nothing else running. A second `mcp` started meanwhile then
+//! finds this one's server and forwards to it.
 //!
 //! stdout belongs to the protocol: nothing else may write to it, so logs go to
-//! stderr (the CLI sets that up before calling in here).
+//! stderr (`main` sets that up).
 
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
+use clap::Args;
 use rmcp::ServiceExt;
 
 use crate::bridge::Bridge;
+use crate::cli::{ConfigArgs, parse_duration};
+use crate::config;
 use crate::mcp::BrowserServer;
+use crate::remote::{RemoteBridge, probe};
+use crate::server::{DEFAULT_LISTEN, ServeOptions, start_server};
+
+/// `mcp` options: the same meaning and defaults as `serve`'s.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Address of the running `serve` to reuse, else the address to host the
+    /// extension WebSocket on.
+    #[arg(long, default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+    /// How long a call waits for an extension to connect: `5s`, `500ms`, `5`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub connect_wait: Duration,
+}
+
+/// Runs `browser-bridge mcp` until the MCP client closes stdin.
+///
+/// # Errors
+/// When the config directory or token cannot be used, or the MCP transport fails.
+pub async fn run(args: McpArgs) -> anyhow::Result<()> {
+    let dir = config::resolve_config_dir(args.config.config_dir.as_deref())?;
+    let token = config::load_or_create_token(&dir)?;
+    if probe(args.listen, &token).await {
+        tracing::info!(listen = %args.listen, "mcp: forwarding to the running serve");
+        return serve_stdio(RemoteBridge::new(args.listen, token)).await;
+    }
+    let opts = ServeOptions {
+        listen: args.listen,
+        config_dir: Some(dir),
+        connect_wait: args.connect_wait,
+        ..ServeOptions::default()
+    };
+    match start_server(opts).await {
+        Ok(handle) => {
+            tracing::info!(addr = %handle.addr, "mcp: hosting the extension WebSocket in-process");
+            let served = serve_stdio(handle.hub.clone()).await;
+            let stopped = handle.shutdown().await;
+            served.and(stopped)
+        }
+        Err(e) => {
+            // Still speak MCP: the model can then tell the user what is wrong,
+            // which a server that dies at start-up cannot.
+            let reason = format!("{e:#}");
+            tracing::error!(%reason, "mcp: cannot host the extension WebSocket");
+            serve_stdio(Unavailable(reason.into())).await
+        }
+    }
+}
 
 /// Serves the `browser` tool over this process's stdin/stdout until the client
 /// closes the stream.
@@ -18,6 +83,24 @@ pub async fn serve_stdio<B: Bridge>(bridge: B) -> anyhow::Result<()> {
         .serve(rmcp::transport::stdio())
         .await?;
     let reason = running.waiting().await?;
-    tracing::info!(?reason, "MCP client closed stdio");
+    tracing::info!(?reason, "mcp: client closed stdio");
     Ok(())
+}
+
+/// The bridge when neither a running `serve` nor an in-process server is
+/// available: every call answers `not_connected` with the start-up failure.
+#[derive(Clone)]
+struct Unavailable(std::sync::Arc<str>);
+
+impl Bridge for Unavailable {
+    async fn act(&self, _action: Action) -> Result<ActionResult, BridgeError> {
+        Err(BridgeError::new(
+            ErrorCode::NotConnected,
+            format!(
+                "browser-bridge could not start its extension server ({}); ask the user to \
+                 free the port or start `browser-bridge serve`",
+                self.0
+            ),
+        ))
+    }
 }

@@ -1,0 +1,278 @@
+//! The `browser-bridge` command line (DESIGN.md "Backend"): `serve`, `pair`, `act`,
+//! `status`, `schema`.
+//!
+//! Only [`run`]'s result printing writes to stdout (stdout belongs to MCP in `mcp`
+//! mode); logs and errors go to stderr. On failure the error JSON
+//! `{"error":{"code","message"}}` goes to stderr and the exit code is non-zero.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use browser_bridge_protocol::{Action, BridgeError, ErrorCode, PROTOCOL_VERSION};
+use clap::{Args, Parser, Subcommand};
+
+use crate::bridge::Bridge;
+use crate::config;
+use crate::remote::RemoteBridge;
+use crate::server::{DEFAULT_LISTEN, ServeOptions};
+
+/// `browser-bridge`: let an AI agent act in your real browser.
+#[derive(Debug, Parser)]
+#[command(name = "browser-bridge", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the backend: WebSocket for the extension, HTTP API for agents.
+    Serve(ServeArgs),
+    /// Print the pairing token (created on first use) and how to enter it.
+    Pair(ConfigArgs),
+    /// Send one action through a running `serve` and print its result JSON.
+    Act(ActArgs),
+    /// Print the running `serve`'s status JSON.
+    Status(ClientArgs),
+    /// Print a JSON Schema: the action union (default), the envelope, or the tool.
+    Schema(SchemaArgs),
+}
+
+/// Where the config directory is.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// Config directory (token, audit log); else $BROWSER_BRIDGE_CONFIG_DIR, else
+    /// the platform config dir + browser-bridge.
+    #[arg(long, value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+}
+
+/// `serve` options.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0: any free port).
+    #[arg(long, default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+    /// Accept only this extension id on /extension (chrome-extension://<ID>).
+    #[arg(long, value_name = "ID")]
+    pub extension_id: Option<String>,
+    /// Lowest accepted extension protocol version.
+    #[arg(long, value_name = "N", default_value_t = PROTOCOL_VERSION)]
+    pub min_protocol_version: u32,
+    /// How long a request waits for an extension to connect: `5s`, `500ms`, `5`.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub connect_wait: Duration,
+    /// Allow listening on a non-loopback address.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+/// How a client command reaches `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+    /// Base URL of the running `serve`.
+    #[arg(
+        long,
+        env = "BROWSER_BRIDGE_URL",
+        default_value = "http://127.0.0.1:9333"
+    )]
+    pub server: String,
+}
+
+/// `act` arguments.
+#[derive(Debug, Args)]
+pub struct ActArgs {
+    /// The action JSON, e.g. '{"action":"list_tabs"}', or `-` to read stdin.
+    pub action: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub client: ClientArgs,
+}
+
+/// `schema` arguments.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The envelope (every WebSocket message) instead of the action union.
+    #[arg(long, conflicts_with = "tool")]
+    pub envelope: bool,
+    /// The flat `browser` tool input schema given to agents.
+    #[arg(long)]
+    pub tool: bool,
+}
+
+/// Parses `5s`, `500ms`, `2m` or a bare number of seconds.
+///
+/// # Errors
+/// A message naming the accepted forms.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let bad = || format!("invalid duration {text:?}: use e.g. 5s, 500ms, 2m");
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(bad()),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| bad())
+}
+
+/// Runs the parsed command line; returns the process exit code.
+pub async fn run(cli: Cli) -> ExitCode {
+    let outcome = match cli.command {
+        Command::Serve(args) => serve(args).await,
+        Command::Pair(args) => pair(&args),
+        Command::Act(args) => act(args).await,
+        Command::Status(args) => status(args).await,
+        Command::Schema(args) => {
+            let schema = if args.envelope {
+                browser_bridge_protocol::schema::envelope_schema()
+            } else if args.tool {
+                browser_bridge_protocol::schema::tool_schema()
+            } else {
+                browser_bridge_protocol::schema::action_schema()
+            };
+            print_json(&schema);
+            Ok(())
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{}", serde_json::json!({ "error": error }));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[allow(clippy::print_stdout)] // the CLI's result output; stdout is ours outside `mcp`
+fn print_json(value: &impl serde::Serialize) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values serialise")
+    );
+}
+
+#[allow(clippy::print_stdout)]
+fn print_text(text: &str) {
+    println!("{text}");
+}
+
+fn internal(e: impl std::fmt::Display) -> BridgeError {
+    BridgeError::internal(e.to_string())
+}
+
+async fn serve(args: ServeArgs) -> Result<(), BridgeError> {
+    let opts = ServeOptions {
+        listen: args.listen,
+        config_dir: args.config.config_dir,
+        extension_id: args.extension_id,
+        min_protocol_version: args.min_protocol_version,
+        connect_wait: args.connect_wait,
+        allow_remote: args.allow_remote,
+        ..ServeOptions::default()
+    };
+    crate::server::run_serve(opts)
+        .await
+        .map_err(|e| internal(format!("{e:#}")))
+}
+
+fn pair(args: &ConfigArgs) -> Result<(), BridgeError> {
+    let dir = config::resolve_config_dir(args.config_dir.as_deref()).map_err(internal)?;
+    let token = config::load_or_create_token(&dir).map_err(internal)?;
+    print_text(&token);
+    eprintln!(
+        "Pairing token (stored in {}).\n\
+         Open the browser-bridge extension's popup (its toolbar icon), paste this token into\n\
+         the \"Pairing token\" field and save. The extension then connects to\n\
+         ws://127.0.0.1:9333/extension while `browser-bridge serve` runs.\n\
+         Keep the token secret: it lets a program drive your browser.",
+        dir.join(config::TOKEN_FILE).display()
+    );
+    Ok(())
+}
+
+fn client(args: &ClientArgs) -> Result<RemoteBridge, BridgeError> {
+    let dir = config::resolve_config_dir(args.config.config_dir.as_deref()).map_err(internal)?;
+    let token = config::read_token(&dir).map_err(internal)?.ok_or_else(|| {
+        BridgeError::new(
+            ErrorCode::Unauthorized,
+            format!(
+                "no pairing token in {}: run `browser-bridge serve` or `browser-bridge pair` first",
+                dir.display()
+            ),
+        )
+    })?;
+    Ok(RemoteBridge::with_base_url(args.server.clone(), token))
+}
+
+async fn act(args: ActArgs) -> Result<(), BridgeError> {
+    let text = if args.action == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| BridgeError::invalid_request(format!("cannot read stdin: {e}")))?;
+        text
+    } else {
+        args.action
+    };
+    // Validate locally first: a bad action never leaves this process.
+    let action = Action::from_json(&text)?;
+    let result = client(&args.client)?.act(action).await?;
+    print_json(&result);
+    Ok(())
+}
+
+async fn status(args: ClientArgs) -> Result<(), BridgeError> {
+    let status = client(&args)?.status().await?;
+    print_json(&status);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_duration("5h").is_err());
+        assert!(parse_duration("x").is_err());
+    }
+
+    #[test]
+    fn cli_parses() {
+        let cli = Cli::try_parse_from([
+            "browser-bridge",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--connect-wait",
+            "0s",
+        ])
+        .unwrap();
+        let Command::Serve(args) = cli.command else {
+            panic!("not serve")
+        };
+        assert_eq!(args.connect_wait, Duration::ZERO);
+        assert!(Cli::try_parse_from(["browser-bridge", "schema", "--envelope", "--tool"]).is_err());
+    }
+}

@@ -1,0 +1,213 @@
+//! The local HTTP JSON API (`/v1/act`, `/v1/status`) and the guard every
+//! agent-facing HTTP route sits behind (DESIGN.md "Backend").
+//!
+//! Guard: a web `Origin` or a non-loopback `Host` → 403 (CSRF and DNS rebinding
+//! from web pages), then `Authorization: Bearer <pairing token>` → 401 when missing
+//! or wrong. Status codes of `/v1/act`: 200 with the result object; 422
+//! `{"error":{"code","message"}}` for a protocol error, including invalid action
+//! JSON (`invalid_request`, nothing sent); 503 for `not_connected`; 504 for `timeout`.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use browser_bridge_protocol::{Action, BridgeError, ErrorCode, PROTOCOL_VERSION};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::bridge::Bridge;
+use crate::handshake::token_matches;
+use crate::hub::HubStatus;
+use crate::server::AppState;
+
+/// The HTTP status for an error code on `/v1/act`.
+pub fn status_for(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::NotConnected => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+/// `{"error":{"code","message"}}` with `status`.
+pub fn error_response(status: StatusCode, error: BridgeError) -> Response {
+    (status, Json(json!({ "error": error }))).into_response()
+}
+
+/// True when `host` (a `Host` header value, with or without port) names the local
+/// machine: `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`. With `allow_remote`,
+/// any IP literal is accepted too, but still no other DNS name: DNS rebinding needs one.
+pub fn host_allowed(host: &str, allow_remote: bool) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        // [v6]:port
+        match rest.split_once(']') {
+            Some((v6, _)) => v6,
+            None => return false,
+        }
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    match name.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback() || allow_remote,
+        Err(_) => false,
+    }
+}
+
+/// True when an `Origin` value may call the API: absent (native clients) or a
+/// `chrome-extension://` origin. Web origins, including `null`, may not.
+pub fn origin_allowed(origin: Option<&str>) -> bool {
+    origin.is_none_or(|o| o.starts_with("chrome-extension://"))
+}
+
+/// Axum middleware guarding agent-facing routes: 403 for a web `Origin` or a
+/// non-loopback `Host`, 401 without the right `Authorization: Bearer <token>`.
+/// Apply with `axum::middleware::from_fn_with_state(state.clone(), require_auth)`
+/// (e.g. on `/mcp`).
+pub async fn require_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if let Err(refusal) = check_request(&state, request.headers()) {
+        return refusal;
+    }
+    next.run(request).await
+}
+
+fn check_request(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
+    let forbidden = |message: &str| {
+        error_response(
+            StatusCode::FORBIDDEN,
+            BridgeError::new(ErrorCode::Unauthorized, message),
+        )
+    };
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("?"));
+    if !origin_allowed(origin) {
+        tracing::warn!(origin = ?origin, "HTTP request from a web origin refused");
+        return Err(forbidden("requests from web pages are refused"));
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    if !host.is_some_and(|h| host_allowed(h, state.config.allow_remote)) {
+        tracing::warn!(host = ?host, "HTTP request with a non-loopback Host refused");
+        return Err(forbidden(
+            "the Host header must name this machine (127.0.0.1 or localhost)",
+        ));
+    }
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
+        return Err(error_response(
+            StatusCode::UNAUTHORIZED,
+            BridgeError::new(
+                ErrorCode::Unauthorized,
+                "missing or wrong `Authorization: Bearer <pairing token>`; `browser-bridge pair` prints the token",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `POST /v1/act`: body is one action object; answers its result or error.
+pub async fn act(State(state): State<AppState>, body: Bytes) -> Response {
+    let action = serde_json::from_slice(&body)
+        .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))
+        .and_then(Action::from_value);
+    let action = match action {
+        Ok(action) => action,
+        Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
+    };
+    match state.hub.act(action).await {
+        Ok(result) => Json(result).into_response(),
+        Err(error) => error_response(status_for(error.code), error),
+    }
+}
+
+/// The body of `GET /v1/status`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusBody {
+    /// This backend's version.
+    pub backend_version: &'static str,
+    /// The protocol version it speaks.
+    pub protocol_version: u32,
+    /// The lowest extension protocol version it accepts.
+    pub min_protocol_version: u32,
+    /// True when an extension is connected.
+    pub connected: bool,
+    /// The connected extension, its pool and recent events.
+    #[serde(flatten)]
+    pub hub: HubStatus,
+}
+
+/// `GET /v1/status`.
+pub async fn status(State(state): State<AppState>) -> Json<StatusBody> {
+    let hub = state.hub.status().await;
+    Json(StatusBody {
+        backend_version: env!("CARGO_PKG_VERSION"),
+        protocol_version: PROTOCOL_VERSION,
+        min_protocol_version: state.config.min_protocol_version,
+        connected: hub.extension.is_some(),
+        hub,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        for ok in [
+            "127.0.0.1:9333",
+            "127.0.0.1",
+            "localhost:1",
+            "LOCALHOST",
+            "[::1]:80",
+            "127.1.2.3:5",
+            "a.localhost:2",
+        ] {
+            assert!(host_allowed(ok, false), "{ok}");
+        }
+        for bad in [
+            "evil.test:9333",
+            "192.168.1.2:9333",
+            "[fe80::1]:1",
+            "localhost.evil.test",
+            "",
+            "[::1",
+        ] {
+            assert!(!host_allowed(bad, false), "{bad}");
+        }
+        assert!(host_allowed("192.168.1.2:9333", true));
+        assert!(!host_allowed("rebind.evil.test:9333", true));
+    }
+
+    #[test]
+    fn origins() {
+        assert!(origin_allowed(None));
+        assert!(origin_allowed(Some("chrome-extension://abc")));
+        assert!(!origin_allowed(Some("https://evil.test")));
+        assert!(!origin_allowed(Some("null")));
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(
+            status_for(ErrorCode::NotConnected),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(status_for(ErrorCode::Timeout), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(
+            status_for(ErrorCode::ElementStale),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+    }
+}

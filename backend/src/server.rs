@@ -1,0 +1,292 @@
+//! `serve`: one axum server on loopback with `/extension` (WebSocket), `/v1/act`,
+//! `/v1/status` and (added by the MCP module) `/mcp` (DESIGN.md "Backend").
+//!
+//! Embeddable: [`start_server`] binds, spawns and returns a [`ServerHandle`] (bound
+//! address, hub, token, shutdown), so tests, `mcp` and the agent can host the
+//! extension WebSocket in-process. [`run_serve`] is the CLI's `serve`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use browser_bridge_protocol::version::{HELLO_TIMEOUT_MS, IDLE_CLOSE_MS};
+use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::config;
+use crate::events::EventLog;
+use crate::http_api;
+use crate::hub::{ExtensionHub, HubOptions};
+use crate::ws;
+
+/// Default listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9333";
+
+/// Everything `serve` can be told.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to bind; port 0 picks a free one (default 127.0.0.1:9333).
+    pub listen: SocketAddr,
+    /// `--config-dir`; `None` → `$BROWSER_BRIDGE_CONFIG_DIR` → platform dir.
+    pub config_dir: Option<PathBuf>,
+    /// Accept only `chrome-extension://<id>` with this id on `/extension`.
+    pub extension_id: Option<String>,
+    /// Lowest accepted `hello.protocolVersion` (default `PROTOCOL_VERSION`).
+    pub min_protocol_version: u32,
+    /// How long a request waits for an extension to connect (default 5 s).
+    pub connect_wait: Duration,
+    /// Allow a non-loopback `listen` (and IP-literal `Host` headers).
+    pub allow_remote: bool,
+    /// Time allowed for `hello` after the upgrade (default 10 s; tests shorten it).
+    pub hello_timeout: Duration,
+    /// Close a connection from which nothing arrived for this long (default 60 s).
+    pub idle_timeout: Duration,
+    /// Replaces every action's deadline (tests only; `None` in production).
+    pub deadline_override: Option<Duration>,
+    /// Keep `<config-dir>/audit.jsonl` (default true).
+    pub audit: bool,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            listen: DEFAULT_LISTEN.parse().expect("valid default address"),
+            config_dir: None,
+            extension_id: None,
+            min_protocol_version: PROTOCOL_VERSION,
+            connect_wait: Duration::from_secs(5),
+            allow_remote: false,
+            hello_timeout: Duration::from_millis(HELLO_TIMEOUT_MS),
+            idle_timeout: Duration::from_millis(IDLE_CLOSE_MS),
+            deadline_override: None,
+            audit: true,
+        }
+    }
+}
+
+/// The settings the request handlers read.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The resolved config directory (token, audit log).
+    pub config_dir: PathBuf,
+    /// See [`ServeOptions::extension_id`].
+    pub extension_id: Option<String>,
+    /// See [`ServeOptions::min_protocol_version`].
+    pub min_protocol_version: u32,
+    /// See [`ServeOptions::hello_timeout`].
+    pub hello_timeout: Duration,
+    /// See [`ServeOptions::idle_timeout`].
+    pub idle_timeout: Duration,
+    /// See [`ServeOptions::allow_remote`].
+    pub allow_remote: bool,
+}
+
+/// Shared state of every route: the hub, the pairing token, the config.
+#[derive(Clone)]
+pub struct AppState {
+    /// The extension hub (implements [`crate::Bridge`]).
+    pub hub: ExtensionHub,
+    /// The pairing token (never log it).
+    pub token: Arc<str>,
+    /// Settings.
+    pub config: Arc<ServerConfig>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("token", &"<redacted>")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// Why an address may not be listened on.
+#[derive(Debug, thiserror::Error)]
+#[error("refusing to listen on non-loopback address {0} without --allow-remote")]
+pub struct NotLoopback(pub SocketAddr);
+
+/// Checks the loopback-only rule.
+///
+/// # Errors
+/// [`NotLoopback`] for a non-loopback address when `allow_remote` is false.
+pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), NotLoopback> {
+    if addr.ip().is_loopback() || allow_remote {
+        Ok(())
+    } else {
+        Err(NotLoopback(addr))
+    }
+}
+
+/// `/extension`, `/v1/act`, `/v1/status` (the latter two behind
+/// [`http_api::require_auth`]), plus [`extra_routes`].
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/v1/act", post(http_api::act))
+        .route("/v1/status", get(http_api::status))
+        .merge(extra_routes(&state))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http_api::require_auth,
+        ));
+    Router::new()
+        .route("/extension", get(ws::extension_socket))
+        .merge(api)
+        .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
+        .with_state(state)
+}
+
+/// Agent-facing routes added by other modules (the MCP module's `/mcp`). They are
+/// merged under the same guard as `/v1/*` (Origin/Host 403, Bearer token 401).
+fn extra_routes(_state: &AppState) -> Router<AppState> {
+    Router::new()
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct ServerHandle {
+    /// The bound address (the real port when `listen` had port 0).
+    pub addr: SocketAddr,
+    /// The hub: call [`crate::Bridge::act`] on it to reach the extension in-process.
+    pub hub: ExtensionHub,
+    /// The pairing token the server accepts.
+    pub token: String,
+    /// The resolved config directory.
+    pub config_dir: PathBuf,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl ServerHandle {
+    /// `http://<addr>`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `ws://<addr>/extension`.
+    pub fn extension_url(&self) -> String {
+        format!("ws://{}/extension", self.addr)
+    }
+
+    /// Stops accepting, lets open HTTP requests finish, and waits for the server task.
+    ///
+    /// # Errors
+    /// The server's I/O error, if it failed.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        (&mut self.task).await.context("server task panicked")??;
+        Ok(())
+    }
+
+    /// Waits until the server stops (it runs until [`ServerHandle::shutdown`] or an
+    /// I/O failure).
+    ///
+    /// # Errors
+    /// The server's I/O error.
+    pub async fn wait(mut self) -> anyhow::Result<()> {
+        (&mut self.task).await.context("server task panicked")??;
+        Ok(())
+    }
+}
+
+/// Resolves the config dir, loads (or creates) the token, binds `opts.listen`,
+/// and serves in a spawned task. Returns once the socket is bound.
+///
+/// # Errors
+/// Non-loopback address without `allow_remote`, config/token failure, bind failure.
+pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
+    check_listen(opts.listen, opts.allow_remote)?;
+    let config_dir = config::resolve_config_dir(opts.config_dir.as_deref())?;
+    let token = config::load_or_create_token(&config_dir)?;
+    let events = if opts.audit {
+        EventLog::with_audit_file(config_dir.join(config::AUDIT_FILE))
+    } else {
+        EventLog::in_memory()
+    };
+    let hub = ExtensionHub::new(
+        HubOptions {
+            connect_wait: opts.connect_wait,
+            deadline_override: opts.deadline_override,
+        },
+        events,
+    );
+    let state = AppState {
+        hub: hub.clone(),
+        token: Arc::from(token.as_str()),
+        config: Arc::new(ServerConfig {
+            config_dir: config_dir.clone(),
+            extension_id: opts.extension_id.clone(),
+            min_protocol_version: opts.min_protocol_version,
+            hello_timeout: opts.hello_timeout,
+            idle_timeout: opts.idle_timeout,
+            allow_remote: opts.allow_remote,
+        }),
+    };
+    let listener = tokio::net::TcpListener::bind(opts.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    let addr = listener.local_addr()?;
+    let (shutdown, shutdown_rx) = oneshot::channel::<()>();
+    let app = router(state);
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = shutdown_rx.await;
+            })
+            .await
+    });
+    tracing::info!(%addr, config_dir = %config_dir.display(), "browser-bridge serving");
+    Ok(ServerHandle {
+        addr,
+        hub,
+        token,
+        config_dir,
+        shutdown: Some(shutdown),
+        task,
+    })
+}
+
+/// The CLI's `serve`: starts the server, prints `listening on http://<addr>` to
+/// stderr once bound (test harnesses parse that line), and runs until Ctrl-C.
+///
+/// # Errors
+/// As [`start_server`], or a server I/O failure.
+pub async fn run_serve(opts: ServeOptions) -> anyhow::Result<()> {
+    let mut handle = start_server(opts).await?;
+    eprintln!("listening on {}", handle.base_url());
+    tokio::select! {
+        result = terminate_signal() => {
+            result.context("cannot wait for a termination signal")?;
+            tracing::info!("signal received: shutting down");
+            handle.shutdown().await
+        }
+        result = &mut handle.task => {
+            result.context("server task panicked")??;
+            Ok(())
+        }
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix (how test harnesses and service managers stop us).
+async fn terminate_signal() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            result = tokio::signal::ctrl_c() => result,
+            _ = term.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
+}
