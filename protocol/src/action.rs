@@ -542,7 +542,7 @@ impl Action {
                 ACTION_NAMES.join(", ")
             )));
         }
-        let action: Action = serde_json::from_value(value)
+        let action: Action = crate::decode::from_object(&value, &["action"])
             .map_err(|e| BridgeError::invalid_request(format!("{name}: {e}")))?;
         action.validate()?;
         Ok(action)
@@ -620,9 +620,9 @@ impl Action {
                     return fail(format!("uid must match ^e[0-9]+$, got {:?}", uid.0));
                 }
                 match p.amount {
-                    Some(a) if !(a.is_finite() && a > 0.0) => {
-                        fail(format!("amount must be a positive number of CSS px, got {a}"))
-                    }
+                    Some(a) if !(a.is_finite() && a > 0.0) => fail(format!(
+                        "amount must be a positive number of CSS px, got {a}"
+                    )),
                     _ => Ok(()),
                 }
             }

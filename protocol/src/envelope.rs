@@ -167,7 +167,13 @@ impl Message {
                 .map_err(|e| DecodeError::new(e.0, e.1)),
             "hello" | "ack" | "reject" | "event" | "ping" | "pong" => {
                 map.insert("type".into(), Value::String(kind.clone()));
-                serde_json::from_value(Value::Object(map))
+                // An event's own decoder already names the event and its field.
+                let tags: &[&str] = if kind == "event" {
+                    &["type", "event"]
+                } else {
+                    &["type"]
+                };
+                crate::decode::from_object(&Value::Object(map), tags)
                     .map_err(|e| DecodeError::new(None, format!("{kind}: {e}")))
             }
             other => Err(DecodeError::new(
@@ -186,7 +192,12 @@ impl Message {
 fn decode_request(mut map: Map<String, Value>) -> Result<Request, DecodeError> {
     let id = match map.get("id") {
         Some(Value::String(id)) if !id.is_empty() => RequestId(id.clone()),
-        _ => return Err(DecodeError::new(None, "request: `id` must be a non-empty string")),
+        _ => {
+            return Err(DecodeError::new(
+                None,
+                "request: `id` must be a non-empty string",
+            ));
+        }
     };
     let with_id = |message: String| DecodeError::new(Some(id.clone()), message);
     let timeout_ms = match map.get("timeoutMs") {
@@ -234,11 +245,13 @@ impl Response {
                 return Err(fail("response: has both `result` and `error`".into()));
             }
             (None, None) => {
-                return Err(fail("response: needs exactly one of `result` or `error`".into()));
+                return Err(fail(
+                    "response: needs exactly one of `result` or `error`".into(),
+                ));
             }
-            (Some(result), None) => Ok(serde_json::from_value(result.clone())
+            (Some(result), None) => Ok(crate::decode::from_object(result, &["action"])
                 .map_err(|e| fail(format!("response.result: {e}")))?),
-            (None, Some(error)) => Err(serde_json::from_value(error.clone())
+            (None, Some(error)) => Err(crate::decode::from_object(error, &[])
                 .map_err(|e| fail(format!("response.error: {e}")))?),
         };
         Ok(Response { id, outcome })

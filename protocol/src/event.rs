@@ -149,21 +149,23 @@ impl<'de> Deserialize<'de> for Event {
             .and_then(Value::as_str)
             .ok_or_else(|| D::Error::custom("event: missing string field `event`"))?
             .to_owned();
-        let parse = |what: &str| {
-            D::Error::custom(format!("event {what}: invalid fields"))
-        };
+        let parse = |what: &str| D::Error::custom(format!("event {what}: invalid fields"));
         Ok(match name.as_str() {
             "session_started" => Event::SessionStarted(
-                serde_json::from_value(raw).map_err(|e| D::Error::custom(format!("session_started: {e}")))?,
+                crate::decode::from_object(&raw, &["event"])
+                    .map_err(|e| D::Error::custom(format!("session_started: {e}")))?,
             ),
             "session_ended" => Event::SessionEnded(
-                serde_json::from_value(raw).map_err(|e| D::Error::custom(format!("session_ended: {e}")))?,
+                crate::decode::from_object(&raw, &["event"])
+                    .map_err(|e| D::Error::custom(format!("session_ended: {e}")))?,
             ),
             "domain_blocked" => Event::DomainBlocked(
-                serde_json::from_value(raw).map_err(|e| D::Error::custom(format!("domain_blocked: {e}")))?,
+                crate::decode::from_object(&raw, &["event"])
+                    .map_err(|e| D::Error::custom(format!("domain_blocked: {e}")))?,
             ),
             "global_stop" => Event::GlobalStop(
-                serde_json::from_value(raw).map_err(|e| D::Error::custom(format!("global_stop: {e}")))?,
+                crate::decode::from_object(&raw, &["event"])
+                    .map_err(|e| D::Error::custom(format!("global_stop: {e}")))?,
             ),
             _ if raw.is_object() => Event::Unknown { name, raw },
             _ => return Err(parse(&name)),

@@ -9,6 +9,7 @@
 pub mod action;
 pub mod blocklist;
 pub mod deadline;
+mod decode;
 pub mod envelope;
 pub mod error;
 pub mod event;
