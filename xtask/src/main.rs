@@ -4,6 +4,9 @@
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
+mod env;
+mod extension;
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
@@ -17,11 +20,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Build the extension (wasm + glue + static files) into extension/dist/.
-    BuildExtension,
+    BuildExtension {
+        /// Dev profile (faster to compile, bigger wasm); default: the size-optimised
+        /// `extension` profile, which is what ships and what the end-to-end tests load.
+        #[arg(long)]
+        dev: bool,
+    },
 }
 
 fn main() -> Result<()> {
     match Cli::parse().command {
-        Command::BuildExtension => anyhow::bail!("not built yet"),
+        Command::BuildExtension { dev } => extension::build_extension(!dev).map(|_| ()),
     }
 }

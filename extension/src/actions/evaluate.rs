@@ -1,0 +1,99 @@
+//! `evaluate` exactly as PROTOCOL.md §7.
+//!
+//! `Runtime.evaluate` of `(async () => { <expression> })()` with `awaitPromise`,
+//! `userGesture` and CDP `timeout` 10 000 ms, by reference, so that the three result
+//! shapes can be told apart: primitives come back as values; plain objects and
+//! arrays are fetched by value with one `Runtime.callFunctionOn`; nodes, functions,
+//! maps, … answer with CDP's description. Dialogs opened meanwhile are handled by
+//! `sessions` (accept alert/beforeunload, dismiss confirm/prompt).
+
+use browser_bridge_protocol::action::Evaluate;
+use browser_bridge_protocol::result::{EvaluateResult, EvaluateValue};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use serde_json::{Value, json};
+
+use crate::cdp::{self, EvalResult, RemoteObject};
+use crate::sessions;
+
+/// CDP `timeout` of the evaluation (ms, §7).
+pub const EVALUATE_TIMEOUT_MS: u32 = 10_000;
+const OBJECT_GROUP: &str = "browser-bridge-evaluate";
+
+/// Runs `evaluate`.
+///
+/// # Errors
+/// `invalid_action` with the exception text when the code throws; `timeout` past
+/// 10 s.
+pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeError> {
+    sessions::with_session(tab, |s| s.evaluating += 1);
+    let outcome = run(tab, &p.expression).await;
+    sessions::with_session(tab, |s| s.evaluating = s.evaluating.saturating_sub(1));
+    let _ = cdp::send(tab, "Runtime.releaseObjectGroup", json!({ "objectGroup": OBJECT_GROUP })).await;
+    let (value_type, value) = outcome?;
+    Ok(ActionResult::Evaluate(EvaluateResult { tab_id: tab, value_type, value }))
+}
+
+async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), BridgeError> {
+    let params = json!({
+        "expression": format!("(async () => {{\n{expression}\n}})()"),
+        "awaitPromise": true,
+        "userGesture": true,
+        "returnByValue": false,
+        "objectGroup": OBJECT_GROUP,
+        "timeout": EVALUATE_TIMEOUT_MS,
+    });
+    let raw = cdp::send_with_timeout(tab, "Runtime.evaluate", params, EVALUATE_TIMEOUT_MS + 1_000)
+        .await
+        .map_err(|e| {
+            if e.timed_out || e.message.contains("timed out") {
+                BridgeError::new(ErrorCode::Timeout, format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"))
+            } else {
+                BridgeError::from(e)
+            }
+        })?;
+    let r: EvalResult = serde_json::from_value(raw).map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
+    if let Some(ex) = r.exception_details {
+        let message = ex.message();
+        if message.contains("Execution was terminated") {
+            return Err(BridgeError::new(ErrorCode::Timeout, format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms")));
+        }
+        return Err(BridgeError::invalid_action(format!("evaluate threw: {message}")));
+    }
+    shape(tab, r.result).await
+}
+
+/// §7's `type` and shape of one remote object.
+async fn shape(tab: TabId, obj: RemoteObject) -> Result<(String, EvaluateValue), BridgeError> {
+    let subtype = obj.subtype.as_deref();
+    let kind = match (obj.kind.as_str(), subtype) {
+        ("object", Some("null")) => "null".to_owned(),
+        ("object", Some("array")) => "array".to_owned(),
+        (k, _) => k.to_owned(),
+    };
+    if let Some(unserializable) = obj.unserializable_value {
+        return Ok((kind, EvaluateValue::Description { description: unserializable }));
+    }
+    match (obj.kind.as_str(), subtype) {
+        ("undefined", _) => Ok((kind, EvaluateValue::Value { value: Value::Null })),
+        ("object", Some("null")) => Ok((kind, EvaluateValue::Value { value: Value::Null })),
+        ("object", None | Some("array")) => {
+            let Some(object_id) = obj.object_id else {
+                return Ok((kind, EvaluateValue::from_json(obj.value.unwrap_or_default())));
+            };
+            let by_value = cdp::send(
+                tab,
+                "Runtime.callFunctionOn",
+                json!({ "objectId": object_id, "functionDeclaration": "function () { return this; }", "returnByValue": true }),
+            )
+            .await;
+            match by_value.ok().and_then(|v| serde_json::from_value::<EvalResult>(v).ok()) {
+                Some(r) if r.exception_details.is_none() => {
+                    Ok((kind, EvaluateValue::from_json(r.result.value.unwrap_or_default())))
+                }
+                _ => Ok((kind, EvaluateValue::Description { description: obj.description.unwrap_or_default() })),
+            }
+        }
+        ("string" | "number" | "boolean", _) => Ok((kind, EvaluateValue::from_json(obj.value.unwrap_or_default()))),
+        _ => Ok((kind, EvaluateValue::Description { description: obj.description.unwrap_or_default() })),
+    }
+}

@@ -1,0 +1,132 @@
+//! `navigate`, `go_back`, `go_forward`, `reload` (§5): each waits for the load
+//! (`Page.loadEventFired`) or a same-document commit, and reports
+//! `navigation_failed` with Chrome's net error.
+
+use browser_bridge_protocol::action::Navigate;
+use browser_bridge_protocol::result::PageResult;
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId, check_url_scheme};
+use futures::future::{Either, select};
+use serde_json::json;
+
+use crate::cdp::{self, NavigationHistory};
+use crate::sessions;
+
+/// Longest wait for a load after the navigation was accepted (ms); the backend's
+/// deadline (30 s) bounds the whole action anyway.
+pub const LOAD_TIMEOUT_MS: u32 = 28_000;
+
+/// `navigate`.
+///
+/// # Errors
+/// `invalid_action` (scheme), `domain_blocked`, `navigation_failed`, `timeout`.
+pub async fn navigate(tab: TabId, p: Navigate) -> Result<ActionResult, BridgeError> {
+    check_url_scheme(&p.url)?;
+    sessions::check_blocklist(&p.url, Some(tab))?;
+    let page = load(tab, &p.url).await?;
+    Ok(ActionResult::Navigate(page))
+}
+
+/// Loads `url` in `tab` and waits for the load; `{tabId, url, title}` afterwards.
+///
+/// # Errors
+/// `navigation_failed` with CDP's `errorText`, `timeout` when no load came.
+pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
+    sessions::with_session(tab, |s| s.uids.invalidate());
+    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
+    let nav: cdp::Navigate = cdp::call(tab, "Page.navigate", json!({ "url": url })).await?;
+    if let Some(error) = nav.error_text.filter(|e| !e.is_empty()) {
+        return Err(BridgeError::new(ErrorCode::NavigationFailed, format!("{url}: {error}")));
+    }
+    if nav.loader_id.is_some() && cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+        return Err(BridgeError::new(ErrorCode::Timeout, format!("{url}: the page did not finish loading")));
+    }
+    page_info(tab).await
+}
+
+/// `go_back` (`delta` -1) / `go_forward` (+1) through `Page.navigateToHistoryEntry`.
+///
+/// # Errors
+/// `invalid_action` when there is no such history entry; `timeout`.
+pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> {
+    let h: NavigationHistory = cdp::call(tab, "Page.getNavigationHistory", json!({})).await?;
+    let index = h.current_index + delta;
+    let Some(entry) = usize::try_from(index).ok().and_then(|i| h.entries.get(i)) else {
+        let which = if delta < 0 { "previous" } else { "next" };
+        return Err(BridgeError::invalid_action(format!("tab {tab} has no {which} page in its history")));
+    };
+    sessions::check_blocklist(&entry.url, Some(tab))?;
+    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
+    let same_doc = cdp::wait_event(tab, "Page.navigatedWithinDocument");
+    cdp::send(tab, "Page.navigateToHistoryEntry", json!({ "entryId": entry.id })).await?;
+    wait_load_or_same_document(tab, loaded, same_doc).await?;
+    page_info(tab).await
+}
+
+/// `reload`.
+///
+/// # Errors
+/// `timeout` when the reload does not finish.
+pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
+    sessions::with_session(tab, |s| s.uids.invalidate());
+    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
+    cdp::send(tab, "Page.reload", json!({})).await?;
+    if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+        return Err(BridgeError::new(ErrorCode::Timeout, format!("tab {tab}: the reload did not finish")));
+    }
+    page_info(tab).await
+}
+
+async fn wait_load_or_same_document(
+    tab: TabId,
+    loaded: futures::channel::oneshot::Receiver<serde_json::Value>,
+    same_doc: futures::channel::oneshot::Receiver<serde_json::Value>,
+) -> Result<(), BridgeError> {
+    let either = Box::pin(async move {
+        match select(loaded, same_doc).await {
+            Either::Left((Ok(_), _)) => true,
+            Either::Right((Ok(_), _)) => false,
+            _ => true,
+        }
+    });
+    let timeout = gloo_timers::future::TimeoutFuture::new(LOAD_TIMEOUT_MS);
+    match select(either, timeout).await {
+        Either::Left((full_load, _)) => {
+            if full_load {
+                sessions::with_session(tab, |s| s.uids.invalidate());
+            }
+            Ok(())
+        }
+        Either::Right(_) => Err(BridgeError::new(ErrorCode::Timeout, format!("tab {tab}: the page did not finish loading"))),
+    }
+}
+
+/// `{tabId, url, title}` of the tab's current document.
+///
+/// # Errors
+/// `internal_error` when the page cannot be read.
+pub async fn page_info(tab: TabId) -> Result<PageResult, BridgeError> {
+    let r: cdp::EvalResult = cdp::call(
+        tab,
+        "Runtime.evaluate",
+        json!({ "expression": "[location.href, document.title]", "returnByValue": true }),
+    )
+    .await?;
+    let v = r.result.value.unwrap_or_default();
+    Ok(PageResult {
+        tab_id: tab,
+        url: v[0].as_str().unwrap_or_default().to_owned(),
+        title: v[1].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+/// Dispatches the three history actions.
+///
+/// # Errors
+/// As [`history`] / [`reload`].
+pub async fn go(tab: TabId, action: &str) -> Result<ActionResult, BridgeError> {
+    Ok(match action {
+        "go_back" => ActionResult::GoBack(history(tab, -1).await?),
+        "go_forward" => ActionResult::GoForward(history(tab, 1).await?),
+        _ => ActionResult::Reload(reload(tab).await?),
+    })
+}

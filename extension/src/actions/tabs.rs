@@ -1,0 +1,103 @@
+//! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
+
+use browser_bridge_protocol::action::OpenTab;
+use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
+use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId, check_url_scheme};
+use serde_json::json;
+
+use crate::actions::navigation;
+use crate::{chrome, sessions};
+
+/// Opens an `about:blank` tab in the agent window (created on demand, unfocused and
+/// minimized, reused afterwards) and returns its id.
+///
+/// # Errors
+/// `internal_error` when Chrome refuses to create the window or tab.
+pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
+    if let Some(window) = sessions::agent_window()
+        && chrome::windows_get(window).await.is_ok()
+    {
+        let tab = chrome::tabs_create(&json!({ "windowId": window, "url": "about:blank", "active": true }))
+            .await
+            .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
+        return tab.id.map(TabId).ok_or_else(|| BridgeError::internal("tabs.create returned no id"));
+    }
+    let window = chrome::windows_create(&json!({ "url": "about:blank", "focused": false, "state": "minimized" }))
+        .await
+        .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
+    sessions::set_agent_window(window.id);
+    window
+        .tabs
+        .first()
+        .and_then(|t| t.id)
+        .map(TabId)
+        .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
+}
+
+/// `open_tab`: a new tab in the agent window (or, with `focus`, in the user's
+/// current window, focused), a session at once, then the URL loaded.
+///
+/// # Errors
+/// `invalid_action` for a refused scheme, `domain_blocked`, `navigation_failed`,
+/// `timeout`.
+pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
+    check_url_scheme(&p.url)?;
+    sessions::check_blocklist(&p.url, None)?;
+    let tab = if p.focus.unwrap_or(false) {
+        let window = chrome::windows_last_focused().await.ok();
+        let mut props = json!({ "url": "about:blank", "active": true });
+        if let Some(w) = &window {
+            props["windowId"] = json!(w.id);
+        }
+        let tab = chrome::tabs_create(&props).await.map_err(|e| BridgeError::internal(format!("tabs.create: {e}")))?;
+        let _ = chrome::windows_update(tab.window_id, &json!({ "focused": true })).await;
+        TabId(tab.id.ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?)
+    } else {
+        new_agent_tab().await?
+    };
+    let lock = sessions::tab_lock(tab);
+    let _guard = lock.lock().await;
+    sessions::ensure_session(tab).await?;
+    sessions::with_session(tab, |s| s.action_count += 1);
+    let page = navigation::load(tab, &p.url).await?;
+    let window_id = chrome::tabs_get(tab.0).await.map(|t| t.window_id).unwrap_or_default();
+    Ok(ActionResult::OpenTab(OpenTabResult { tab_id: tab, window_id: WindowId(window_id), url: page.url, title: page.title }))
+}
+
+/// `close_tab`: ends the session (`stopped`, §10) and closes the tab.
+///
+/// # Errors
+/// `session_not_found` when the tab does not exist.
+pub async fn close_tab(tab: TabId) -> Result<ActionResult, BridgeError> {
+    chrome::tabs_get(tab.0).await.map_err(|_| sessions::no_tab(tab))?;
+    sessions::end_session(tab, SessionEndReason::Stopped, false);
+    chrome::tabs_remove(tab.0).await.map_err(|_| sessions::no_tab(tab))?;
+    Ok(ActionResult::CloseTab(TabResult { tab_id: tab }))
+}
+
+/// `list_tabs`: every normal tab, sessions and the user's own.
+///
+/// # Errors
+/// `internal_error` when `tabs.query` fails.
+pub async fn list_tabs() -> Result<ActionResult, BridgeError> {
+    let tabs = chrome::tabs_query(&json!({ "windowType": "normal" }))
+        .await
+        .map_err(|e| BridgeError::internal(format!("tabs.query: {e}")))?;
+    let agent = sessions::agent_window();
+    let tabs = tabs
+        .into_iter()
+        .filter_map(|t| {
+            let id = TabId(t.id?);
+            Some(TabInfo {
+                tab_id: id,
+                window_id: WindowId(t.window_id),
+                url: t.url,
+                title: t.title,
+                active: t.active,
+                agent_window: agent == Some(t.window_id),
+                session: sessions::has_session(id),
+            })
+        })
+        .collect();
+    Ok(ActionResult::ListTabs(ListTabsResult { tabs }))
+}

@@ -1,0 +1,399 @@
+//! Sessions (PROTOCOL.md §10): one per controlled tab, keyed by `tabId`.
+//!
+//! A session starts on the first action that touches a tab (debugger attached,
+//! `session_started` sent) and ends with a reason (`session_ended` with its
+//! `actionCount`). Also here: the agent window, the per-tab request lock, in-flight
+//! cancellation, the blocklist, Stop all / Resume, idle/locked.
+//!
+//! For helper D (extract, page tools), the helpers to use are:
+//! - [`with_session`]`(tab, |s: &mut Session| …) -> Option<R>` (e.g. `s.uids`, the
+//!   per-tab [`UidCache`]: call `s.uids.assign(&backend_ids)` after gathering),
+//! - [`crate::cdp::send`] / [`crate::cdp::send_raw`] for CDP,
+//! - [`crate::actions::dom`] for node resolution (`resolve_target`, `call_on`).
+//!
+//! Your `extract(tab, …)` runs with the tab's lock held and the session attached.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use browser_bridge_protocol::blocklist::blocked_domain;
+use browser_bridge_protocol::event::{DomainBlocked, GlobalStop, SessionEnded, SessionStarted};
+use browser_bridge_protocol::page::uids::UidCache;
+use browser_bridge_protocol::result::DialogInfo;
+use browser_bridge_protocol::{BridgeError, ErrorCode, Event, SessionEndReason, TabId};
+use futures::channel::oneshot;
+use futures::lock::Mutex;
+use serde_json::{Value, json};
+use wasm_bindgen_futures::spawn_local;
+
+use crate::{cdp, chrome, connection};
+
+/// Makes `navigator.webdriver` read false (§7), in every new document of a session
+/// (`Page.addScriptToEvaluateOnNewDocument`) and in the current one at attach.
+pub const WEBDRIVER_FALSE: &str =
+    "Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false, configurable: true });";
+
+/// One controlled tab.
+#[derive(Debug)]
+pub struct Session {
+    /// The tab.
+    pub tab: TabId,
+    /// The tab lives in the agent window.
+    pub agent_window: bool,
+    /// Actions run in this session so far.
+    pub action_count: u64,
+    /// uid ↔ backendNodeId cache (§6), cleared on main-frame navigation.
+    pub uids: UidCache,
+    /// The JavaScript dialog now open in the tab, if any (§5).
+    pub dialog: Option<DialogInfo>,
+    /// Number of `evaluate`s running (dialogs are auto-handled while > 0, §7).
+    pub evaluating: u32,
+    /// Last known main-frame URL.
+    pub url: String,
+    /// When the session started (ms since the epoch).
+    pub started_at: u64,
+}
+
+#[derive(Default)]
+struct Registry {
+    sessions: HashMap<TabId, Session>,
+    locks: HashMap<TabId, Rc<Mutex<()>>>,
+    inflight: HashMap<TabId, Vec<oneshot::Sender<BridgeError>>>,
+    agent_window: Option<i64>,
+    global_stop: bool,
+    blocklist: Vec<String>,
+}
+
+thread_local! {
+    static REG: RefCell<Registry> = RefCell::new(Registry::default());
+}
+
+/// Runs `f` on the tab's session, `None` when there is none.
+pub fn with_session<R>(tab: TabId, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+    REG.with(|r| r.borrow_mut().sessions.get_mut(&tab).map(f))
+}
+
+/// Whether `tab` has a session.
+pub fn has_session(tab: TabId) -> bool {
+    REG.with(|r| r.borrow().sessions.contains_key(&tab))
+}
+
+/// Tabs with a session, sorted, with their agent-window flag.
+pub fn session_tabs() -> Vec<(TabId, bool)> {
+    let mut tabs: Vec<_> = REG.with(|r| r.borrow().sessions.values().map(|s| (s.tab, s.agent_window)).collect());
+    tabs.sort();
+    tabs
+}
+
+/// The agent window's id, when one was created and not closed.
+pub fn agent_window() -> Option<i64> {
+    REG.with(|r| r.borrow().agent_window)
+}
+
+/// Records the agent window (and persists it so a restarted worker reuses it).
+pub fn set_agent_window(id: i64) {
+    REG.with(|r| r.borrow_mut().agent_window = Some(id));
+    spawn_local(async move {
+        let _ = chrome::storage_set(&json!({ "agentWindowId": id })).await;
+    });
+}
+
+/// The per-tab lock: requests on one tab run one at a time (§ dispatch).
+pub fn tab_lock(tab: TabId) -> Rc<Mutex<()>> {
+    REG.with(|r| r.borrow_mut().locks.entry(tab).or_default().clone())
+}
+
+/// Registers an in-flight request on `tab`: the receiver fires with the error to
+/// answer when the session ends or the renderer crashes.
+pub fn register_inflight(tab: TabId) -> oneshot::Receiver<BridgeError> {
+    let (tx, rx) = oneshot::channel();
+    REG.with(|r| r.borrow_mut().inflight.entry(tab).or_default().push(tx));
+    rx
+}
+
+fn fail_inflight(tab: TabId, error: &BridgeError) {
+    let senders = REG.with(|r| r.borrow_mut().inflight.remove(&tab)).unwrap_or_default();
+    for tx in senders {
+        let _ = tx.send(error.clone());
+    }
+}
+
+/// Stop all is active: every request answers `cancelled` until Resume.
+pub fn global_stopped() -> bool {
+    REG.with(|r| r.borrow().global_stop)
+}
+
+/// Replaces the blocklist (from storage key `blocklist`).
+pub fn set_blocklist(list: Vec<String>) {
+    REG.with(|r| r.borrow_mut().blocklist = list);
+}
+
+/// Loads `blocklist`, `globalStop` and `agentWindowId` from storage (worker start).
+pub async fn load_settings() {
+    let Ok(s) = chrome::storage_get(&["blocklist", "globalStop", "agentWindowId"]).await else {
+        return;
+    };
+    apply_blocklist_value(&s["blocklist"]);
+    let stop = s["globalStop"].as_bool().unwrap_or(false);
+    let window = s["agentWindowId"].as_i64();
+    REG.with(|r| {
+        let mut r = r.borrow_mut();
+        r.global_stop = stop;
+        if r.agent_window.is_none() {
+            r.agent_window = window;
+        }
+    });
+}
+
+/// Applies a `blocklist` storage value (array of strings; anything else = empty).
+pub fn apply_blocklist_value(value: &Value) {
+    let list = value
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    set_blocklist(list);
+}
+
+/// `domain_blocked` when `url` is on the blocklist (and the event is sent).
+///
+/// # Errors
+/// `domain_blocked` naming the domain.
+pub fn check_blocklist(url: &str, tab: Option<TabId>) -> Result<(), BridgeError> {
+    let domain = REG.with(|r| blocked_domain(url, &r.borrow().blocklist));
+    let Some(domain) = domain else { return Ok(()) };
+    connection::send_event(Event::DomainBlocked(DomainBlocked {
+        tab_id: tab,
+        url: url.to_owned(),
+        domain: domain.clone(),
+        at: chrome::now_ms(),
+    }));
+    Err(BridgeError::new(
+        ErrorCode::DomainBlocked,
+        format!("{domain} is on the user's blocklist: do not retry, tell the user"),
+    ))
+}
+
+/// Attaches the debugger to `tab` and starts its session, unless it has one.
+///
+/// # Errors
+/// `session_not_found` when the tab is gone, `domain_blocked` when its URL is
+/// blocked, `invalid_action` for pages the debugger may not attach to
+/// (`chrome://`, other extensions), `internal_error` for other attach failures.
+pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
+    if has_session(tab) {
+        return Ok(());
+    }
+    let info = chrome::tabs_get(tab.0).await.map_err(|_| no_tab(tab))?;
+    let url = info.pending_url.clone().filter(|u| !u.is_empty()).unwrap_or(info.url.clone());
+    check_blocklist(&url, Some(tab))?;
+    if let Err(e) = chrome::attach(tab.0).await {
+        return Err(if e.message.contains("Cannot access") || e.message.contains("Cannot attach") {
+            BridgeError::invalid_action(format!("tab {tab} shows {url}, which extensions may not control: {e}"))
+        } else if e.message.contains("No tab with given id") {
+            no_tab(tab)
+        } else {
+            BridgeError::internal(format!("debugger.attach to tab {tab}: {e}"))
+        });
+    }
+    let agent_window = agent_window() == Some(info.window_id);
+    let started_at = chrome::now_ms();
+    REG.with(|r| {
+        r.borrow_mut().sessions.insert(
+            tab,
+            Session {
+                tab,
+                agent_window,
+                action_count: 0,
+                uids: UidCache::new(),
+                dialog: None,
+                evaluating: 0,
+                url: url.clone(),
+                started_at,
+            },
+        )
+    });
+    let setup = [
+        ("Page.enable", json!({})),
+        ("Inspector.enable", json!({})),
+        ("Page.setInterceptFileChooserDialog", json!({ "enabled": true })),
+        ("Page.addScriptToEvaluateOnNewDocument", json!({ "source": WEBDRIVER_FALSE })),
+        ("Runtime.evaluate", json!({ "expression": WEBDRIVER_FALSE })),
+    ];
+    for (method, params) in setup {
+        if let Err(e) = cdp::send(tab, method, params).await {
+            chrome::log(&format!("session setup on tab {tab}: {e}"));
+        }
+    }
+    connection::send_event(Event::SessionStarted(SessionStarted { tab_id: tab, url, agent_window, started_at }));
+    Ok(())
+}
+
+/// `session_not_found` for a tab that does not exist.
+pub fn no_tab(tab: TabId) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::SessionNotFound,
+        format!("tab {tab} does not exist (closed?): call list_tabs and pass an existing tabId"),
+    )
+}
+
+/// Ends `tab`'s session with `reason`: answers its in-flight requests, detaches the
+/// debugger when `detach`, sends `session_ended`. No-op without a session.
+pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
+    let Some(session) = REG.with(|r| r.borrow_mut().sessions.remove(&tab)) else {
+        return false;
+    };
+    let error = match reason {
+        SessionEndReason::TabClosed => BridgeError::new(ErrorCode::SessionNotFound, format!("tab {tab} was closed")),
+        SessionEndReason::DomainBlocked => BridgeError::new(
+            ErrorCode::DomainBlocked,
+            format!("tab {tab} reached a domain on the user's blocklist: session ended"),
+        ),
+        other => BridgeError::new(
+            ErrorCode::Cancelled,
+            format!("the session on tab {tab} ended ({}): do not retry, tell the user", reason_name(other)),
+        ),
+    };
+    fail_inflight(tab, &error);
+    if detach {
+        spawn_local(async move {
+            let _ = chrome::detach(tab.0).await;
+        });
+    }
+    connection::send_event(Event::SessionEnded(SessionEnded {
+        tab_id: tab,
+        reason,
+        action_count: session.action_count,
+        ended_at: chrome::now_ms(),
+    }));
+    true
+}
+
+fn reason_name(reason: SessionEndReason) -> String {
+    serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Ends every session with `reason`; returns how many ended.
+pub fn end_all(reason: SessionEndReason) -> u64 {
+    session_tabs().into_iter().filter(|(tab, _)| end_session(*tab, reason, true)).count() as u64
+}
+
+/// Stop all (popup): ends every session (`global_stop`), sends one `global_stop`
+/// event, and makes later requests answer `cancelled` until [`resume`].
+pub async fn stop_all() {
+    REG.with(|r| r.borrow_mut().global_stop = true);
+    let count = end_all(SessionEndReason::GlobalStop);
+    connection::send_event(Event::GlobalStop(GlobalStop { session_count: count, at: chrome::now_ms() }));
+    let _ = chrome::storage_set(&json!({ "globalStop": true })).await;
+}
+
+/// Resume (popup): requests are served again.
+pub async fn resume() {
+    REG.with(|r| r.borrow_mut().global_stop = false);
+    let _ = chrome::storage_set(&json!({ "globalStop": false })).await;
+}
+
+/// `chrome.idle.onStateChanged`: `idle` / `locked` end every session.
+pub fn on_idle_state(state: &str) {
+    match state {
+        "idle" => {
+            end_all(SessionEndReason::SystemIdle);
+        }
+        "locked" => {
+            end_all(SessionEndReason::ScreenLocked);
+        }
+        _ => {}
+    }
+}
+
+/// `chrome.tabs.onRemoved`.
+pub fn on_tab_removed(tab: TabId) {
+    end_session(tab, SessionEndReason::TabClosed, false);
+    fail_inflight(tab, &no_tab(tab));
+    REG.with(|r| {
+        let mut r = r.borrow_mut();
+        r.locks.remove(&tab);
+    });
+}
+
+/// `chrome.debugger.onDetach`: `target_closed` is a closed tab, anything else (the
+/// user cancelled the debugging bar, DevTools took over) is `detached`.
+pub fn on_detach(tab: TabId, reason: &str) {
+    let why = if reason == "target_closed" { SessionEndReason::TabClosed } else { SessionEndReason::Detached };
+    end_session(tab, why, false);
+}
+
+/// Routes one `chrome.debugger.onEvent` for a session tab.
+pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
+    match method {
+        "Page.javascriptDialogOpening" => on_dialog_opening(tab, params),
+        "Page.javascriptDialogClosed" => {
+            with_session(tab, |s| s.dialog = None);
+        }
+        "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
+            let url = params["frame"]["url"].as_str().unwrap_or_default().to_owned();
+            with_session(tab, |s| {
+                s.uids.invalidate();
+                s.url = url.clone();
+            });
+            if check_blocklist(&url, Some(tab)).is_err() {
+                end_session(tab, SessionEndReason::DomainBlocked, true);
+            }
+        }
+        "Inspector.targetCrashed" => fail_inflight(
+            tab,
+            &BridgeError::internal(format!("the renderer of tab {tab} crashed: reload or navigate it")),
+        ),
+        _ => {}
+    }
+    cdp::deliver(tab, method, params);
+}
+
+/// The events [`on_debugger_event`] needs even without a waiter.
+pub fn always_routed(method: &str) -> bool {
+    matches!(
+        method,
+        "Page.javascriptDialogOpening" | "Page.javascriptDialogClosed" | "Page.frameNavigated" | "Inspector.targetCrashed"
+    )
+}
+
+fn on_dialog_opening(tab: TabId, params: &Value) {
+    let info: Option<DialogInfo> = serde_json::from_value(json!({
+        "type": params["type"],
+        "message": params["message"],
+    }))
+    .ok();
+    let evaluating = with_session(tab, |s| {
+        if s.evaluating == 0 {
+            s.dialog = info.clone();
+        }
+        s.evaluating > 0
+    })
+    .unwrap_or(false);
+    if evaluating {
+        // §7: during evaluate, alert/beforeunload → accept, confirm/prompt → dismiss.
+        let accept = matches!(params["type"].as_str(), Some("alert" | "beforeunload"));
+        spawn_local(async move {
+            let _ = cdp::send(tab, "Page.handleJavaScriptDialog", json!({ "accept": accept })).await;
+        });
+    }
+}
+
+/// The popup's session list: `[{tabId, url, agentWindow, actionCount, startedAt}]`.
+pub fn popup_list() -> Value {
+    REG.with(|r| {
+        let r = r.borrow();
+        let mut list: Vec<_> = r.sessions.values().collect();
+        list.sort_by_key(|s| s.tab);
+        Value::Array(
+            list.iter()
+                .map(|s| {
+                    json!({
+                        "tabId": s.tab, "url": s.url, "agentWindow": s.agent_window,
+                        "actionCount": s.action_count, "startedAt": s.started_at,
+                    })
+                })
+                .collect(),
+        )
+    })
+}

@@ -1,0 +1,60 @@
+// Popup: measured connection state (from the worker, never a stored flag), live
+// sessions with Stop, Stop all / Resume, pairing token entry.
+const $ = (id) => document.getElementById(id);
+
+function ago(ms) {
+  if (!ms) return 'never';
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  return s < 60 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
+}
+
+function render(status) {
+  if (!status || status.error) {
+    $('state').textContent = 'worker not answering';
+    $('reason').textContent = status ? status.error : '';
+    return;
+  }
+  const c = status.connection;
+  $('dot').className = 'dot ' + c.state;
+  $('state').textContent = c.state === 'connected' ? `connected · last pong ${ago(c.lastPongAt)}` : c.state;
+  $('reason').textContent = c.reason || '';
+  const list = $('sessions');
+  list.replaceChildren();
+  for (const s of status.sessions) {
+    const li = document.createElement('li');
+    const url = document.createElement('span');
+    url.className = 'url';
+    url.textContent = `#${s.tabId} ${s.url}`;
+    url.title = `${s.actionCount} actions${s.agentWindow ? ' · agent window' : ''}`;
+    const stop = document.createElement('button');
+    stop.textContent = 'Stop';
+    stop.className = 'danger';
+    stop.dataset.tabId = s.tabId;
+    stop.addEventListener('click', () => send({ cmd: 'stop', tabId: s.tabId }));
+    li.append(url, stop);
+    list.append(li);
+  }
+  $('no-sessions').hidden = status.sessions.length > 0;
+  $('stop-all').hidden = status.globalStop;
+  $('resume').hidden = !status.globalStop;
+  document.body.dataset.globalStop = String(status.globalStop);
+}
+
+function send(message) {
+  return chrome.runtime.sendMessage(message).then(render, (e) => render({ error: String(e) }));
+}
+
+$('stop-all').addEventListener('click', () => send({ cmd: 'stopAll' }));
+$('resume').addEventListener('click', () => send({ cmd: 'resume' }));
+$('pair-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const token = $('token').value.trim();
+  if (!token) return;
+  chrome.storage.local.set({ pairingToken: token }).then(() => {
+    $('token').value = '';
+    setTimeout(() => send({ cmd: 'status' }), 300);
+  });
+});
+
+send({ cmd: 'status' });
+setInterval(() => send({ cmd: 'status' }), 1000);
