@@ -10,9 +10,10 @@ use crate::support::{action_enum, call, expect_error, expect_ok, tool_schema_fro
 
 /// `initialize` named our server, and `tools/list` returns exactly `browser` with
 /// an object-rooted schema listing every action of `browser-bridge schema --tool`.
-pub async fn lists_the_browser_tool(client: &RunningService<RoleClient, ()>) {
+pub(crate) async fn lists_the_browser_tool(client: &RunningService<RoleClient, ()>) {
     let info = client.peer_info().expect("initialize result");
-    assert_eq!(info.server_info.name, "browser-bridge");
+    let server = info.server_info.as_ref().expect("serverInfo");
+    assert_eq!(server.name, "browser-bridge");
 
     let tools = client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.len(), 1, "one tool: {tools:?}");
@@ -43,14 +44,17 @@ pub async fn lists_the_browser_tool(client: &RunningService<RoleClient, ()>) {
 
 /// With no extension connected, a call answers `not_connected` (after the short
 /// connect wait the binaries are started with).
-pub async fn not_connected_without_extension(client: &RunningService<RoleClient, ()>) {
+pub(crate) async fn not_connected_without_extension(client: &RunningService<RoleClient, ()>) {
     let result = call(client, json!({"action": "list_tabs"})).await;
     expect_error(&result, "not_connected");
 }
 
 /// Calls pass through to the extension and come back rendered; bad calls stop at
 /// the decoder; extension errors come back as tool errors with their code.
-pub async fn calls_pass_through(client: &RunningService<RoleClient, ()>, ext: &mut FakeExtension) {
+pub(crate) async fn calls_pass_through(
+    client: &RunningService<RoleClient, ()>,
+    ext: &mut FakeExtension,
+) {
     let text = expect_ok(&call(client, json!({"action": "extract", "tabId": 7})).await);
     assert!(matches!(ext.next_action().await, Action::Extract(_)));
     assert!(

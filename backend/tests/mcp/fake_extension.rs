@@ -16,12 +16,12 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::Message as WsMessage;
 
 /// The uid whose click answers `element_stale` (an extension-side error).
-pub const STALE_UID: &str = "e404";
+pub(crate) const STALE_UID: &str = "e404";
 
 /// A connected fake extension; dropping it closes the socket.
-pub struct FakeExtension {
+pub(crate) struct FakeExtension {
     /// Every action received, in order.
-    pub received: mpsc::UnboundedReceiver<Action>,
+    pub(crate) received: mpsc::UnboundedReceiver<Action>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -34,7 +34,7 @@ impl Drop for FakeExtension {
 impl FakeExtension {
     /// Connects to `ws://{addr}/extension`, retrying while the backend starts (up to
     /// 30 s), and completes the handshake.
-    pub async fn connect(addr: &str, token: &str) -> FakeExtension {
+    pub(crate) async fn connect(addr: &str, token: &str) -> FakeExtension {
         let url = format!("ws://{addr}/extension");
         let mut attempt = 0;
         let mut socket = loop {
@@ -101,7 +101,7 @@ impl FakeExtension {
     }
 
     /// The next action the extension received (fails after 30 s).
-    pub async fn next_action(&mut self) -> Action {
+    pub(crate) async fn next_action(&mut self) -> Action {
         tokio::time::timeout(Duration::from_secs(30), self.received.recv())
             .await
             .expect("an action within 30 s")
@@ -153,7 +153,7 @@ fn answer(action: &Action) -> Result<ActionResult, BridgeError> {
 }
 
 /// The page the fake extension's `extract` returns.
-pub fn sample_extract() -> ExtractResult {
+pub(crate) fn sample_extract() -> ExtractResult {
     ExtractResult {
         tab_id: TabId(7),
         url: "http://127.0.0.1/form".into(),

@@ -13,16 +13,16 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// The `browser-bridge` binary under test.
-pub const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
 
 /// A fresh config directory holding a pairing token; removed on drop.
-pub struct ConfigDir {
-    pub path: PathBuf,
-    pub token: String,
+pub(crate) struct ConfigDir {
+    pub(crate) path: PathBuf,
+    pub(crate) token: String,
 }
 
 impl ConfigDir {
-    pub fn new() -> ConfigDir {
+    pub(crate) fn new() -> ConfigDir {
         let path = std::env::temp_dir().join(format!("bb-mcp-test-{}", uuid::Uuid::new_v4()));
         let token = browser_bridge::config::load_or_create_token(&path).expect("token");
         ConfigDir { path, token }
@@ -37,7 +37,7 @@ impl Drop for ConfigDir {
 
 /// A loopback port that was free a moment ago (for `mcp --listen`, which must be
 /// told its address up front).
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("bind 127.0.0.1:0")
@@ -46,7 +46,7 @@ pub fn free_port() -> u16 {
 
 /// Spawns `browser-bridge mcp --listen <listen> --config-dir <dir> --connect-wait 300ms`
 /// and completes the MCP initialize handshake with an rmcp client over its stdio.
-pub async fn spawn_mcp(listen: &str, dir: &Path) -> RunningService<RoleClient, ()> {
+pub(crate) async fn spawn_mcp(listen: &str, dir: &Path) -> RunningService<RoleClient, ()> {
     let mut command = Command::new(BIN);
     command
         .args([
@@ -68,14 +68,14 @@ pub async fn spawn_mcp(listen: &str, dir: &Path) -> RunningService<RoleClient, (
 }
 
 /// A running `browser-bridge serve` on a free port; killed on drop.
-pub struct Serve {
-    pub addr: String,
+pub(crate) struct Serve {
+    pub(crate) addr: String,
     _child: Child,
 }
 
 /// Spawns `browser-bridge serve --listen 127.0.0.1:0 --connect-wait 300ms` and
 /// waits for its `listening on http://<addr>` line on stderr.
-pub async fn spawn_serve(dir: &Path) -> Serve {
+pub(crate) async fn spawn_serve(dir: &Path) -> Serve {
     let mut child = Command::new(BIN)
         .args([
             "serve",
@@ -117,7 +117,7 @@ pub async fn spawn_serve(dir: &Path) -> Serve {
 }
 
 /// `browser-bridge schema --tool`, parsed.
-pub fn tool_schema_from_cli() -> Value {
+pub(crate) fn tool_schema_from_cli() -> Value {
     let output = std::process::Command::new(BIN)
         .args(["schema", "--tool"])
         .output()
@@ -127,7 +127,7 @@ pub fn tool_schema_from_cli() -> Value {
 }
 
 /// The action names of a tool schema's `action` enum, sorted.
-pub fn action_enum(schema: &serde_json::Map<String, Value>) -> Vec<String> {
+pub(crate) fn action_enum(schema: &serde_json::Map<String, Value>) -> Vec<String> {
     let mut names: Vec<String> = schema["properties"]["action"]["enum"]
         .as_array()
         .expect("action enum")
@@ -139,7 +139,10 @@ pub fn action_enum(schema: &serde_json::Map<String, Value>) -> Vec<String> {
 }
 
 /// Calls the `browser` tool with `arguments` (a JSON object).
-pub async fn call(client: &RunningService<RoleClient, ()>, arguments: Value) -> CallToolResult {
+pub(crate) async fn call(
+    client: &RunningService<RoleClient, ()>,
+    arguments: Value,
+) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object")
     };
@@ -150,7 +153,7 @@ pub async fn call(client: &RunningService<RoleClient, ()>, arguments: Value) -> 
 }
 
 /// The concatenated text content of a tool result.
-pub fn text_of(result: &CallToolResult) -> String {
+pub(crate) fn text_of(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -160,7 +163,7 @@ pub fn text_of(result: &CallToolResult) -> String {
 }
 
 /// Asserts `result` is a tool error whose text starts with `code:` and returns the text.
-pub fn expect_error(result: &CallToolResult, code: &str) -> String {
+pub(crate) fn expect_error(result: &CallToolResult, code: &str) -> String {
     let text = text_of(result);
     assert_eq!(
         result.is_error,
@@ -175,7 +178,7 @@ pub fn expect_error(result: &CallToolResult, code: &str) -> String {
 }
 
 /// Asserts `result` succeeded and returns its text.
-pub fn expect_ok(result: &CallToolResult) -> String {
+pub(crate) fn expect_ok(result: &CallToolResult) -> String {
     let text = text_of(result);
     assert_ne!(result.is_error, Some(true), "expected success, got {text}");
     text
