@@ -41,6 +41,9 @@ pub enum Command {
     Status(ClientArgs),
     /// Print a JSON Schema: the action union (default), the envelope, or the tool.
     Schema(SchemaArgs),
+    /// MCP over stdio (one `browser` tool): reuses a running `serve`, else hosts
+    /// the extension WebSocket itself.
+    Mcp(crate::mcp::stdio::McpArgs),
 }
 
 /// Where the config directory is.
@@ -136,6 +139,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 pub async fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(args) => serve(args).await,
+        Command::Mcp(args) => crate::mcp::stdio::run(args)
+            .await
+            .map_err(|e| internal(format!("{e:#}"))),
         Command::Pair(args) => pair(&args),
         Command::Act(args) => act(args).await,
         Command::Status(args) => status(args).await,

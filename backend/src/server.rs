@@ -144,8 +144,8 @@ pub fn router(state: AppState) -> Router {
 
 /// Agent-facing routes added by other modules (the MCP module's `/mcp`). They are
 /// merged under the same guard as `/v1/*` (Origin/Host 403, Bearer token 401).
-fn extra_routes(_state: &AppState) -> Router<AppState> {
-    Router::new()
+fn extra_routes(state: &AppState) -> Router<AppState> {
+    crate::mcp::http::routes(state.hub.clone())
 }
 
 /// A running server.
