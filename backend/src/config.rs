@@ -133,12 +133,11 @@ mod tests {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
+        std::env::temp_dir().join(format!(
             "bb-config-{name}-{}-{}",
             std::process::id(),
             generate_token()
-        ));
-        dir
+        ))
     }
 
     #[test]

@@ -71,13 +71,14 @@ pub fn origin_allowed(origin: Option<&str>) -> bool {
 /// Apply with `axum::middleware::from_fn_with_state(state.clone(), require_auth)`
 /// (e.g. on `/mcp`).
 pub async fn require_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if let Err(refusal) = check_request(&state, request.headers()) {
+    if let Some(refusal) = refusal(&state, request.headers()) {
         return refusal;
     }
     next.run(request).await
 }
 
-fn check_request(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
+/// The 403/401 response for a request the guard refuses; `None` lets it through.
+fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
     let forbidden = |message: &str| {
         error_response(
             StatusCode::FORBIDDEN,
@@ -89,12 +90,12 @@ fn check_request(state: &AppState, headers: &HeaderMap) -> Result<(), Response> 
         .map(|v| v.to_str().unwrap_or("?"));
     if !origin_allowed(origin) {
         tracing::warn!(origin = ?origin, "HTTP request from a web origin refused");
-        return Err(forbidden("requests from web pages are refused"));
+        return Some(forbidden("requests from web pages are refused"));
     }
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
     if !host.is_some_and(|h| host_allowed(h, state.config.allow_remote)) {
         tracing::warn!(host = ?host, "HTTP request with a non-loopback Host refused");
-        return Err(forbidden(
+        return Some(forbidden(
             "the Host header must name this machine (127.0.0.1 or localhost)",
         ));
     }
@@ -104,7 +105,7 @@ fn check_request(state: &AppState, headers: &HeaderMap) -> Result<(), Response> 
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
-        return Err(error_response(
+        return Some(error_response(
             StatusCode::UNAUTHORIZED,
             BridgeError::new(
                 ErrorCode::Unauthorized,
@@ -112,7 +113,7 @@ fn check_request(state: &AppState, headers: &HeaderMap) -> Result<(), Response> 
             ),
         ));
     }
-    Ok(())
+    None
 }
 
 /// `POST /v1/act`: body is one action object; answers its result or error.

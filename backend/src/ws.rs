@@ -175,10 +175,10 @@ async fn run_connection(
                 last_inbound = Instant::now();
                 match frame {
                     WsMessage::Text(text) => {
-                        if let Some(reply) = on_text(text.as_str(), conn, client_id, hub) {
-                            if socket.send(WsMessage::text(reply.encode())).await.is_err() {
-                                return "send failed";
-                            }
+                        if let Some(reply) = on_text(text.as_str(), conn, client_id, hub)
+                            && socket.send(WsMessage::text(reply.encode())).await.is_err()
+                        {
+                            return "send failed";
                         }
                     }
                     WsMessage::Binary(_) => {

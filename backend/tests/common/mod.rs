@@ -145,10 +145,9 @@ pub fn serve_requests(
         while let Some(message) = recv(&mut ws).await {
             if message["type"] == "request"
                 && let Some(reply) = answer(&message)
+                && ws.send(WsMessage::text(reply.to_string())).await.is_err()
             {
-                if ws.send(WsMessage::text(reply.to_string())).await.is_err() {
-                    break;
-                }
+                break;
             }
         }
         ws
