@@ -1,4 +1,8 @@
 //! browser-bridge test harness.
 
+pub mod chromium;
 pub mod conformance;
 pub mod demo;
+pub mod fixtures;
+pub mod harness;
+pub mod corpus;

@@ -35,6 +35,23 @@ const PASS_THROUGH: [(&str, u16); 11] = [
 /// (so every new connection replaces the last and is the one the backend uses).
 pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
     let api = HttpApi::new(&target.http_base, &target.token);
+    // Without a reachable HTTP API every request check would fail the same way.
+    let reachable = match api.status().await {
+        Ok((200, _)) => Ok(()),
+        Ok((status, body)) => Err(format!("HTTP {status} {}", short(&body))),
+        Err(e) => Err(e),
+    };
+    let reachable = reachable.map_err(|e| {
+        format!(
+            "{}/v1/status: {e}; request checks skipped",
+            target.http_base
+        )
+    });
+    let skip = reachable.is_err();
+    report.record("http: /v1/status answers 200 with the token", reachable);
+    if skip {
+        return;
+    }
     http_guards(&api, report).await;
     report.record(
         "http: no extension connected → HTTP 503 not_connected",

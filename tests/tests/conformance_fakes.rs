@@ -1,0 +1,212 @@
+//! The conformance harness against deliberately good and bad fake peers (real
+//! sockets, no browser): a fake extension that follows PROTOCOL.md passes every
+//! extension-mode check, and the same fake answering each request twice fails the
+//! one-answer check; a fake backend that acks any token fails the token checks.
+
+use std::time::Duration;
+
+use browser_bridge_protocol::{Message, check_url_scheme};
+use browser_bridge_tests::conformance::Report;
+use browser_bridge_tests::conformance::backend::{BackendTarget, run as run_backend};
+use browser_bridge_tests::conformance::extension::ExtensionHarness;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message as Frame;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+const TAB: u64 = 7;
+
+/// A small extension that follows the protocol on one fake tab; `double` answers
+/// every request twice (a protocol violation).
+async fn fake_extension(url: String, token: String, double: bool) {
+    let mut request = url.into_client_request().unwrap();
+    request.headers_mut().insert(
+        "origin",
+        "chrome-extension://fakefakefakefakefakefakefakefake"
+            .parse()
+            .unwrap(),
+    );
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let hello = json!({"type": "hello", "protocolVersion": 4, "extensionVersion": "0.1.0",
+                       "clientId": "fake-client", "pairingToken": token});
+    ws.send(Frame::text(hello.to_string())).await.unwrap();
+    let mut actions = 0u64;
+    while let Some(Ok(frame)) = ws.next().await {
+        let Frame::Text(text) = frame else { continue };
+        let value: Value = serde_json::from_str(text.as_str()).unwrap();
+        let mut out = Vec::new();
+        match value["type"].as_str() {
+            Some("ping") => out.push(json!({"type": "pong", "nonce": value["nonce"]})),
+            Some("request") => {
+                let id = value["id"].clone();
+                let answer = match Message::decode(text.as_str()) {
+                    Err(e) => Err(json!(e.error)),
+                    Ok(_) => {
+                        actions += 1;
+                        act(&value["action"], actions, &mut out)
+                    }
+                };
+                let response = match answer {
+                    Ok(result) => json!({"type": "response", "id": id, "result": result}),
+                    Err(error) => json!({"type": "response", "id": id, "error": error}),
+                };
+                out.insert(0, response.clone());
+                if double {
+                    out.push(response);
+                }
+            }
+            _ => {}
+        }
+        for frame in out {
+            if ws.send(Frame::text(frame.to_string())).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn error(code: &str, message: &str) -> Result<Value, Value> {
+    Err(json!({"code": code, "message": message}))
+}
+
+/// One action on the fake tab; events go to `out` after the response.
+fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value> {
+    let name = action["action"].as_str().unwrap_or_default();
+    if action.get("tabId").is_some_and(|t| t != &json!(TAB)) {
+        return error(
+            "session_not_found",
+            "no session for that tab; pass one of [7]",
+        );
+    }
+    let now = 1_764_000_000_000u64.max(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64,
+    );
+    match name {
+        "navigate" => {
+            let url = action["url"].as_str().unwrap_or_default();
+            if let Err(e) = check_url_scheme(url) {
+                return Err(json!(e));
+            }
+            if count == 1 {
+                out.push(
+                    json!({"type": "event", "event": {"event": "session_started", "tabId": TAB,
+                                "url": url, "agentWindow": true, "startedAt": now}}),
+                );
+            }
+            Ok(json!({"action": "navigate", "tabId": TAB, "url": url, "title": ""}))
+        }
+        "evaluate" => {
+            let expression = action["expression"].as_str().unwrap_or_default();
+            if let Some(thrown) = expression.strip_prefix("throw ") {
+                return error("invalid_action", &format!("Uncaught {thrown}"));
+            }
+            let n: u64 = expression
+                .trim_start_matches("return ")
+                .parse()
+                .unwrap_or(0);
+            Ok(json!({"action": "evaluate", "tabId": TAB, "type": "number", "value": n}))
+        }
+        "list_tabs" => Ok(
+            json!({"action": "list_tabs", "tabs": [{"tabId": TAB, "windowId": 1,
+            "url": "about:blank", "title": "", "active": true, "agentWindow": true, "session": true}]}),
+        ),
+        "click" => error(
+            "element_not_found",
+            "nothing matches; extract and pick another target",
+        ),
+        "close_tab" => {
+            out.push(
+                json!({"type": "event", "event": {"event": "session_ended", "tabId": TAB,
+                            "reason": "tab_closed", "actionCount": count, "endedAt": now}}),
+            );
+            Ok(json!({"action": "close_tab", "tabId": TAB}))
+        }
+        other => error("internal_error", &format!("the fake does not do {other}")),
+    }
+}
+
+async fn extension_report(double: bool) -> Report {
+    let harness = ExtensionHarness::bind("127.0.0.1:0".parse().unwrap(), "fake-token")
+        .await
+        .unwrap();
+    let fake = tokio::spawn(fake_extension(
+        harness.ws_url(),
+        "fake-token".into(),
+        double,
+    ));
+    let mut report = Report::quiet();
+    harness.run(Duration::from_secs(10), &mut report).await;
+    fake.abort();
+    report
+}
+
+#[tokio::test]
+async fn a_conforming_fake_extension_passes_every_check() {
+    let report = extension_report(false).await;
+    assert_eq!(report.failed(), 0, "{}", report.render());
+    assert!(report.passed() >= 18, "{}", report.render());
+}
+
+#[tokio::test]
+async fn a_double_answer_fails_the_one_answer_check() {
+    let report = extension_report(true).await;
+    let failed: Vec<_> = report
+        .results()
+        .iter()
+        .filter(|r| r.outcome.is_err())
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        ["one answer per request id, no response to unknown ids"],
+        "{}",
+        report.render()
+    );
+}
+
+/// A backend that acks every hello, whatever its token or version.
+async fn careless_backend() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(mut ws) = tokio_tungstenite::accept_async(stream).await else {
+                    return;
+                };
+                let ack = json!({"type": "ack", "protocolVersion": 4, "backendVersion": "0.0.1",
+                                 "connectionId": uuid::Uuid::new_v4().to_string()});
+                if ws.next().await.is_some() {
+                    let _ = ws.send(Frame::text(ack.to_string())).await;
+                }
+                while let Some(Ok(_)) = ws.next().await {}
+            });
+        }
+    });
+    format!("ws://{addr}/extension")
+}
+
+#[tokio::test]
+async fn a_backend_that_acks_any_token_fails_the_handshake_checks() {
+    let url = careless_backend().await;
+    let mut report = Report::quiet();
+    run_backend(&BackendTarget::new(&url, "right-token"), &mut report).await;
+    let failed = |name: &str| {
+        report
+            .results()
+            .iter()
+            .any(|r| r.name.starts_with(name) && r.outcome.is_err())
+    };
+    assert!(failed("handshake: wrong token"), "{}", report.render());
+    assert!(failed("handshake: missing token"), "{}", report.render());
+    assert!(
+        failed("handshake: version above range"),
+        "{}",
+        report.render()
+    );
+    assert!(failed("origin: web origin refused"), "{}", report.render());
+    assert!(!failed("handshake: ack shape"), "{}", report.render());
+}
