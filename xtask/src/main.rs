@@ -4,6 +4,7 @@
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
+mod demo;
 mod env;
 mod extension;
 
@@ -26,10 +27,29 @@ enum Command {
         #[arg(long)]
         dev: bool,
     },
+    /// The main job: build everything, then run the scripted agent on the bundled
+    /// demo site in real headless Chromium through the backend's HTTP API.
+    Demo {
+        /// Show the browser window (needs $DISPLAY).
+        #[arg(long)]
+        headed: bool,
+        /// Leave the browser and backend running after the scenario until Ctrl-C.
+        #[arg(long)]
+        keep_open: bool,
+    },
 }
 
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::BuildExtension { dev } => extension::build_extension(!dev).map(|_| ()),
+        Command::Demo { headed, keep_open } => {
+            let flags = [(headed, "--headed"), (keep_open, "--keep-open")];
+            let args: Vec<String> = flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, flag)| (*flag).to_owned())
+                .collect();
+            demo::run_demo(&args)
+        }
     }
 }

@@ -1,1 +1,44 @@
-fn main() {}
+//! `browser-bridge-demo`: the product's main job, end to end. Serves the bundled
+//! demo site, starts `browser-bridge serve` and headless Chromium with the built
+//! extension paired with the real token, then runs the scripted agent through the
+//! HTTP API, printing each step. Exit code 0 only when every check held.
+//!
+//! Usually run through `cargo xtask demo`, which builds what it needs first.
+
+use std::process::ExitCode;
+
+use browser_bridge_tests::demo::{DemoOptions, run_demo};
+use clap::Parser;
+
+#[derive(Parser)]
+#[command(
+    name = "browser-bridge-demo",
+    version,
+    about = "browser-bridge: the scripted agent demo"
+)]
+struct Cli {
+    /// Show the browser window (needs $DISPLAY).
+    #[arg(long)]
+    headed: bool,
+    /// After the scenario, keep the browser, backend and site running until Ctrl-C.
+    #[arg(long)]
+    keep_open: bool,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let options = DemoOptions {
+        headed: cli.headed,
+        keep_open: cli.keep_open,
+        quiet: false,
+    };
+    match run_demo(&options).await {
+        Ok(summary) if summary.passed() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("browser-bridge-demo: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

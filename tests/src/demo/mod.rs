@@ -9,7 +9,6 @@ pub mod scenario;
 pub mod setup;
 pub mod site;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::conformance::backend::HttpApi;
@@ -26,8 +25,6 @@ pub struct DemoOptions {
     pub keep_open: bool,
     /// Print nothing (tests).
     pub quiet: bool,
-    /// The built extension (default: `extension/dist/` of this workspace).
-    pub extension_dir: Option<PathBuf>,
 }
 
 /// What the scenario did.
