@@ -6,7 +6,9 @@ use rmcp::service::RunningService;
 use serde_json::json;
 
 use crate::fake_extension::{FakeExtension, STALE_UID};
-use crate::support::{action_enum, call, expect_error, expect_ok, tool_schema_from_cli};
+use crate::support::{
+    action_enum, call, expect_error, expect_ok, schema_from_cli, union_action_names,
+};
 
 /// `initialize` named our server, and `tools/list` returns exactly `browser` with
 /// an object-rooted schema listing every action of `browser-bridge schema --tool`.
@@ -24,13 +26,10 @@ pub(crate) async fn lists_the_browser_tool(client: &RunningService<RoleClient, (
     for key in ["oneOf", "anyOf", "allOf"] {
         assert!(!schema.contains_key(key), "top-level {key} in {schema:?}");
     }
-    let cli_schema = tool_schema_from_cli();
+    let cli_schema = schema_from_cli(&["--tool"]);
     let cli_schema = cli_schema.as_object().expect("schema object");
     assert_eq!(action_enum(schema), action_enum(cli_schema));
-    assert_eq!(
-        action_enum(schema).len(),
-        browser_bridge_protocol::ACTION_NAMES.len()
-    );
+    assert_eq!(action_enum(schema), union_action_names());
     assert_eq!(schema["properties"]["includeText"]["type"], "boolean");
     let description = tool.description.as_deref().unwrap_or_default();
     for needle in [

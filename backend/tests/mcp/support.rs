@@ -116,14 +116,37 @@ pub(crate) async fn spawn_serve(dir: &Path) -> Serve {
     }
 }
 
-/// `browser-bridge schema --tool`, parsed.
-pub(crate) fn tool_schema_from_cli() -> Value {
+/// `browser-bridge schema <args>`, parsed.
+pub(crate) fn schema_from_cli(args: &[&str]) -> Value {
     let output = std::process::Command::new(BIN)
-        .args(["schema", "--tool"])
+        .arg("schema")
+        .args(args)
         .output()
-        .expect("run browser-bridge schema --tool");
-    assert!(output.status.success(), "schema --tool failed: {output:?}");
+        .expect("run browser-bridge schema");
+    assert!(
+        output.status.success(),
+        "schema {args:?} failed: {output:?}"
+    );
     serde_json::from_slice(&output.stdout).expect("schema JSON")
+}
+
+/// The action names of the strict union (`browser-bridge schema`): each `oneOf`
+/// variant's `action` const, sorted.
+pub(crate) fn union_action_names() -> Vec<String> {
+    let schema = schema_from_cli(&[]);
+    let mut names: Vec<String> = schema["oneOf"]
+        .as_array()
+        .expect("the action union is a oneOf")
+        .iter()
+        .map(|v| {
+            v["properties"]["action"]["const"]
+                .as_str()
+                .expect("action const")
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// The action names of a tool schema's `action` enum, sorted.
