@@ -18,3 +18,49 @@ async fn stdio_mcp_hosts_the_extension_socket() {
 
     client.cancel().await.expect("close the MCP session");
 }
+
+/// When the MCP client closes stdin, `mcp` exits (releasing the port) even while
+/// an extension is connected to its in-process server.
+#[tokio::test]
+async fn stdio_mcp_exits_when_the_client_closes_stdin() {
+    use std::process::Stdio;
+
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let dir = ConfigDir::new();
+    let listen = format!("127.0.0.1:{}", free_port());
+    let mut child = tokio::process::Command::new(crate::support::BIN)
+        .args(["mcp", "--listen", &listen, "--config-dir"])
+        .arg(&dir.path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn browser-bridge mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    stdin
+        .write_all(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\
+              \"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"0\"}}}\n",
+        )
+        .await
+        .expect("write initialize");
+    let line = stdout
+        .next_line()
+        .await
+        .expect("read")
+        .expect("an initialize answer");
+    let answer: serde_json::Value =
+        serde_json::from_str(&line).expect("stdout holds only JSON-RPC");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "browser-bridge");
+
+    let _ext = FakeExtension::connect(&listen, &dir.token).await;
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
+        .await
+        .expect("mcp exits within 20 s of stdin closing")
+        .expect("wait");
+    assert!(status.success(), "exit status {status}");
+}
