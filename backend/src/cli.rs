@@ -44,6 +44,10 @@ pub enum Command {
     /// MCP over stdio (one `browser` tool): reuses a running `serve`, else hosts
     /// the extension WebSocket itself.
     Mcp(crate::mcp::stdio::McpArgs),
+    /// Complete a task in the browser with an LLM (the built-in agent).
+    Run(crate::agent::cli::RunArgs),
+    /// Run the demo-site task set against a real model (skipped without an API key).
+    Verify(crate::agent::verify::VerifyArgs),
 }
 
 /// Where the config directory is.
@@ -138,6 +142,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Runs the parsed command line; returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
+        // Their exit code is the task's verdict, not only an error.
+        Command::Run(args) => return crate::agent::cli::run(args).await,
+        Command::Verify(args) => return crate::agent::verify::run(args).await,
         Command::Serve(args) => serve(args).await,
         Command::Mcp(args) => crate::mcp::stdio::run(args)
             .await

@@ -10,6 +10,7 @@
 //! - [`hub::ExtensionHub`] and [`remote::RemoteBridge`] implement [`Bridge`];
 //!   [`remote::probe`] checks whether a `serve` answers.
 
+pub mod agent;
 pub mod bridge;
 pub mod cli;
 pub mod config;

@@ -11,6 +11,7 @@
 //! stderr (`main` sets that up).
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::time::Duration;
 
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
@@ -22,7 +23,7 @@ use crate::cli::{ConfigArgs, parse_duration};
 use crate::config;
 use crate::mcp::BrowserServer;
 use crate::remote::{RemoteBridge, probe};
-use crate::server::{DEFAULT_LISTEN, ServeOptions, start_server};
+use crate::server::{DEFAULT_LISTEN, ServeOptions, ServerHandle, start_server};
 
 /// `mcp` options: the same meaning and defaults as `serve`'s.
 #[derive(Debug, Args)]
@@ -44,33 +45,69 @@ pub struct McpArgs {
 /// # Errors
 /// When the config directory or token cannot be used, or the MCP transport fails.
 pub async fn run(args: McpArgs) -> anyhow::Result<()> {
-    let dir = config::resolve_config_dir(args.config.config_dir.as_deref())?;
-    let token = config::load_or_create_token(&dir)?;
-    if probe(args.listen, &token).await {
-        tracing::info!(listen = %args.listen, "mcp: forwarding to the running serve");
-        return serve_stdio(RemoteBridge::new(args.listen, token)).await;
-    }
-    let opts = ServeOptions {
-        listen: args.listen,
-        config_dir: Some(dir),
-        connect_wait: args.connect_wait,
-        ..ServeOptions::default()
-    };
-    match start_server(opts).await {
-        Ok(handle) => {
+    match reach(
+        args.listen,
+        args.config.config_dir.as_deref(),
+        args.connect_wait,
+    )
+    .await?
+    {
+        Reached::Remote(bridge) => {
+            tracing::info!(listen = %args.listen, "mcp: forwarding to the running serve");
+            serve_stdio(bridge).await
+        }
+        Reached::Hosted(handle) => {
             tracing::info!(addr = %handle.addr, "mcp: hosting the extension WebSocket in-process");
             let served = serve_stdio(handle.hub.clone()).await;
             let stopped = handle.shutdown().await;
             served.and(stopped)
         }
-        Err(e) => {
+        Reached::Unavailable(reason) => {
             // Still speak MCP: the model can then tell the user what is wrong,
             // which a server that dies at start-up cannot.
-            let reason = format!("{e:#}");
             tracing::error!(%reason, "mcp: cannot host the extension WebSocket");
             serve_stdio(Unavailable(reason.into())).await
         }
     }
+}
+
+/// How this process reaches the browser (shared by `mcp` and the agent's `run`).
+#[derive(Debug)]
+pub enum Reached {
+    /// A `serve` answered on the address with the token: forward to it.
+    Remote(RemoteBridge),
+    /// No `serve` answered, so this process hosts the extension WebSocket.
+    Hosted(ServerHandle),
+    /// Neither: the in-process server could not start (the cause).
+    Unavailable(String),
+}
+
+/// Reuses a running `serve` on `listen` when it answers `/v1/status` with the
+/// token ([`probe`]), else hosts the extension WebSocket there ([`start_server`])
+/// with `connect_wait`.
+///
+/// # Errors
+/// When the config directory or the token cannot be used.
+pub async fn reach(
+    listen: SocketAddr,
+    config_dir: Option<&Path>,
+    connect_wait: Duration,
+) -> anyhow::Result<Reached> {
+    let dir = config::resolve_config_dir(config_dir)?;
+    let token = config::load_or_create_token(&dir)?;
+    if probe(listen, &token).await {
+        return Ok(Reached::Remote(RemoteBridge::new(listen, token)));
+    }
+    let opts = ServeOptions {
+        listen,
+        config_dir: Some(dir),
+        connect_wait,
+        ..ServeOptions::default()
+    };
+    Ok(match start_server(opts).await {
+        Ok(handle) => Reached::Hosted(handle),
+        Err(e) => Reached::Unavailable(format!("{e:#}")),
+    })
 }
 
 /// Serves the `browser` tool over this process's stdin/stdout until the client

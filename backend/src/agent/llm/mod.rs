@@ -1,0 +1,274 @@
+//! Chat models with native tool calling, over plain HTTP (reqwest; no provider
+//! SDK): an OpenAI-compatible chat-completions client ([`openai`]: OpenAI,
+//! DeepSeek, Qwen, Ollama, LM Studio… chosen by base URL) and an Anthropic
+//! Messages client ([`anthropic`]).
+
+pub mod anthropic;
+pub mod openai;
+
+use std::future::Future;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::agent::conversation::{Conversation, ToolCall};
+
+/// Longest wait for one model reply (ms); the run's overall timeout still applies.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Most completion tokens asked for per reply (the Messages API requires a bound).
+pub const MAX_COMPLETION_TOKENS: u32 = 4096;
+
+/// Tokens of one reply, or summed over a run, as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input tokens (OpenAI `prompt_tokens`, Anthropic `input_tokens`).
+    pub prompt_tokens: u64,
+    /// Output tokens (OpenAI `completion_tokens`, Anthropic `output_tokens`).
+    pub completion_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+/// One model reply.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reply {
+    /// The text (empty when the model only called tools).
+    pub text: String,
+    /// The tool calls, in order.
+    pub calls: Vec<ToolCall>,
+    /// Tokens this reply cost.
+    pub usage: Usage,
+}
+
+/// Why a model call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The HTTP request failed (connection, TLS, timeout).
+    #[error("cannot reach the model at {url}: {source}")]
+    Http {
+        /// The endpoint.
+        url: String,
+        /// The cause.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The provider answered an error status.
+    #[error("the model API answered HTTP {status}: {body}")]
+    Status {
+        /// HTTP status code.
+        status: u16,
+        /// The body (cut to 500 bytes).
+        body: String,
+    },
+    /// The answer was not the expected JSON shape.
+    #[error("unexpected answer from the model API: {0}")]
+    Shape(String),
+}
+
+/// The tool offered to the model: its name, description and JSON Schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// `browser`.
+    pub name: String,
+    /// What it does and how its errors are handled.
+    pub description: String,
+    /// The object-rooted input schema.
+    pub schema: Value,
+}
+
+impl ToolSpec {
+    /// The `browser` tool: the protocol crate's flat tool schema (plus the
+    /// `includeText` option) and the MCP tool's description.
+    pub fn browser() -> Self {
+        ToolSpec {
+            name: crate::mcp::TOOL_NAME.to_owned(),
+            description: crate::mcp::tool::DESCRIPTION.to_owned(),
+            schema: Value::Object(crate::mcp::input_schema()),
+        }
+    }
+}
+
+/// A chat model the loop can ask for the next step.
+pub trait Model: Send + Sync {
+    /// Sends the conversation with the tool offered and returns the reply.
+    fn reply(
+        &self,
+        conversation: &Conversation,
+        tool: &ToolSpec,
+    ) -> impl Future<Output = Result<Reply, LlmError>> + Send;
+}
+
+/// Which wire format to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Provider {
+    /// OpenAI-compatible chat completions (`POST {base}/chat/completions`).
+    Openai,
+    /// Anthropic Messages (`POST {base}/messages`).
+    Anthropic,
+}
+
+impl Provider {
+    /// The default base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::Openai => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com/v1",
+        }
+    }
+
+    /// The default model.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Provider::Openai => "gpt-4.1-mini",
+            Provider::Anthropic => "claude-sonnet-4-5",
+        }
+    }
+
+    /// The provider's usual API key variable.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            Provider::Openai => "OPENAI_API_KEY",
+            Provider::Anthropic => "ANTHROPIC_API_KEY",
+        }
+    }
+}
+
+/// The variable read first for the API key, whatever the provider.
+pub const KEY_VARIABLE: &str = "BROWSER_BRIDGE_API_KEY";
+
+/// The API key: `BROWSER_BRIDGE_API_KEY`, else the provider's usual variable
+/// (empty values count as unset). `lookup` reads a variable (`std::env::var` in
+/// the CLI; a map in tests).
+pub fn api_key(provider: Provider, lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
+    [KEY_VARIABLE, provider.key_variable()]
+        .into_iter()
+        .filter_map(|name| lookup(name))
+        .find(|value| !value.trim().is_empty())
+}
+
+/// A configured model client of either provider.
+#[derive(Debug, Clone)]
+pub enum LlmClient {
+    /// OpenAI-compatible.
+    Openai(openai::OpenAiClient),
+    /// Anthropic Messages.
+    Anthropic(anthropic::AnthropicClient),
+}
+
+impl LlmClient {
+    /// A client for `provider` at `base_url` using `model`; `api_key` may be
+    /// absent for local servers (Ollama, LM Studio).
+    pub fn new(provider: Provider, base_url: &str, model: &str, api_key: Option<String>) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .unwrap_or_default();
+        match provider {
+            Provider::Openai => {
+                LlmClient::Openai(openai::OpenAiClient::new(http, base_url, model, api_key))
+            }
+            Provider::Anthropic => LlmClient::Anthropic(anthropic::AnthropicClient::new(
+                http, base_url, model, api_key,
+            )),
+        }
+    }
+}
+
+impl Model for LlmClient {
+    async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
+        match self {
+            LlmClient::Openai(client) => client.reply(conversation, tool).await,
+            LlmClient::Anthropic(client) => client.reply(conversation, tool).await,
+        }
+    }
+}
+
+/// POSTs `body` to `url` with `headers` and returns the JSON answer.
+pub(crate) async fn post_json(
+    http: &reqwest::Client,
+    url: &str,
+    headers: &[(&str, String)],
+    body: &Value,
+) -> Result<Value, LlmError> {
+    let mut request = http.post(url).json(body);
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let http_error = |source| LlmError::Http {
+        url: url.to_owned(),
+        source,
+    };
+    let response = request.send().await.map_err(http_error)?;
+    let status = response.status();
+    let bytes = response.bytes().await.map_err(http_error)?;
+    if !status.is_success() {
+        let text = String::from_utf8_lossy(&bytes);
+        let (cut, _) = browser_bridge_protocol::text::truncate_bytes(&text, 500);
+        return Err(LlmError::Status {
+            status: status.as_u16(),
+            body: cut.to_owned(),
+        });
+    }
+    serde_json::from_slice(&bytes).map_err(|e| LlmError::Shape(format!("not JSON: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_sums() {
+        let mut total = Usage::default();
+        total += Usage {
+            prompt_tokens: 1200,
+            completion_tokens: 40,
+        };
+        total += Usage {
+            prompt_tokens: 1500,
+            completion_tokens: 12,
+        };
+        assert_eq!(
+            total,
+            Usage {
+                prompt_tokens: 2700,
+                completion_tokens: 52
+            }
+        );
+    }
+
+    #[test]
+    fn the_bridge_key_wins_then_the_provider_variable() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let both = env(&[("BROWSER_BRIDGE_API_KEY", "bb"), ("OPENAI_API_KEY", "oa")]);
+        assert_eq!(api_key(Provider::Openai, both).as_deref(), Some("bb"));
+        let provider_only = env(&[("BROWSER_BRIDGE_API_KEY", " "), ("ANTHROPIC_API_KEY", "an")]);
+        assert_eq!(
+            api_key(Provider::Anthropic, provider_only).as_deref(),
+            Some("an")
+        );
+        let other_provider = env(&[("ANTHROPIC_API_KEY", "an")]);
+        assert_eq!(api_key(Provider::Openai, other_provider), None);
+    }
+
+    #[test]
+    fn the_tool_is_the_protocol_schema() {
+        let tool = ToolSpec::browser();
+        assert_eq!(tool.name, "browser");
+        assert_eq!(tool.schema["type"], "object");
+        assert!(tool.schema["properties"]["action"]["enum"].is_array());
+    }
+}
