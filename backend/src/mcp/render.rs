@@ -27,32 +27,36 @@ pub const PAGE_PROVIDED_NOTE: &str =
 
 /// The whole tool result for a successful action.
 pub fn render_result(result: &ActionResult, include_text: bool) -> CallToolResult {
+    let text = ContentBlock::text(render_text(result, include_text));
     let content = match result {
-        ActionResult::Extract(extract) => {
-            vec![ContentBlock::text(render_extract(extract, include_text))]
-        }
-        ActionResult::Screenshot(shot) => {
-            let summary = serde_json::json!({
-                "action": "screenshot",
-                "tabId": shot.tab_id,
-                "mimeType": shot.mime_type,
-                "width": shot.width,
-                "height": shot.height,
-            });
-            vec![
-                ContentBlock::image(shot.data.clone(), shot.mime_type.clone()),
-                ContentBlock::text(summary.to_string()),
-            ]
-        }
-        ActionResult::ListPageTools(_) | ActionResult::CallPageTool(_) => {
-            vec![ContentBlock::text(format!(
-                "{PAGE_PROVIDED_NOTE}\n{}",
-                compact_json(result)
-            ))]
-        }
-        other => vec![ContentBlock::text(compact_json(other))],
+        ActionResult::Screenshot(shot) => vec![
+            ContentBlock::image(shot.data.clone(), shot.mime_type.clone()),
+            text,
+        ],
+        _ => vec![text],
     };
     CallToolResult::success(content)
+}
+
+/// The text part of [`render_result`]: what a model reads for `result` (for a
+/// screenshot, the one-line summary that goes with the image). For callers that
+/// feed a model without MCP, such as the built-in agent loop.
+pub fn render_text(result: &ActionResult, include_text: bool) -> String {
+    match result {
+        ActionResult::Extract(extract) => render_extract(extract, include_text),
+        ActionResult::Screenshot(shot) => serde_json::json!({
+            "action": "screenshot",
+            "tabId": shot.tab_id,
+            "mimeType": shot.mime_type,
+            "width": shot.width,
+            "height": shot.height,
+        })
+        .to_string(),
+        ActionResult::ListPageTools(_) | ActionResult::CallPageTool(_) => {
+            format!("{PAGE_PROVIDED_NOTE}\n{}", compact_json(result))
+        }
+        other => compact_json(other),
+    }
 }
 
 /// A failed action as a tool error (`isError: true`) whose text starts with the
