@@ -149,7 +149,7 @@ pub const KEY_VARIABLE: &str = "BROWSER_BRIDGE_API_KEY";
 pub fn api_key(provider: Provider, lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
     [KEY_VARIABLE, provider.key_variable()]
         .into_iter()
-        .filter_map(|name| lookup(name))
+        .filter_map(lookup)
         .find(|value| !value.trim().is_empty())
 }
 

@@ -1,0 +1,154 @@
+//! The `run` and `verify` subcommands as processes: the real binary, a running
+//! `serve` (in-process, with the fake extension) reached through its HTTP API,
+//! and the scripted model.
+
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use super::scripted_llm::{Reply, ScriptedLlm};
+use super::{FakeBrowser, claim_page};
+
+const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
+
+/// The binary with no key or model settings inherited from the environment.
+fn command() -> Command {
+    let mut command = Command::new(BIN);
+    for var in [
+        "BROWSER_BRIDGE_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "BROWSER_BRIDGE_BASE_URL",
+        "BROWSER_BRIDGE_PROVIDER",
+        "BROWSER_BRIDGE_MODEL",
+    ] {
+        command.env_remove(var);
+    }
+    command.env("BROWSER_BRIDGE_LOG", "warn");
+    command
+}
+
+async fn run_cli(browser: &FakeBrowser, llm: &ScriptedLlm, extra: &[&str]) -> Output {
+    let mut command = command();
+    command
+        .args(["run", "file a claim for policy P-1234"])
+        .args([
+            "--listen",
+            &browser.server.addr.to_string(),
+            "--config-dir",
+            browser.server.config_dir.to_str().unwrap(),
+            "--base-url",
+            &llm.base_url(),
+            "--model",
+            "scripted",
+        ]);
+    command.args(extra);
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn claim_script() -> Vec<Reply> {
+    vec![
+        Reply::call(json!({"action": "type", "uid": "e1", "text": "P-1234"})).usage(900, 20),
+        Reply::call(json!({"action": "click", "uid": "e2"})).usage(1000, 15),
+        Reply::text("Claim reference: CLM-2026-000042\nSTATUS: DONE").usage(1100, 12),
+    ]
+}
+
+#[tokio::test]
+async fn run_prints_the_answer_and_exits_zero_on_success() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(claim_script()).await;
+    let output = run_cli(&browser, &llm, &["--url", "http://demo.test/claim/"]).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Claim reference: CLM-2026-000042\n"
+    );
+    // Progress on stderr: each call with its tokens, its outcome and ms; the report.
+    assert!(
+        stderr.contains("  1 type e1 \"P-1234\" (900+20 tok)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("    → ok · "), "{stderr}");
+    assert!(
+        stderr.contains("success · 3 steps · 4 actions · "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("3000 prompt + 47 completion tokens"),
+        "{stderr}"
+    );
+    // It went through the running serve: the fake extension saw every action.
+    assert_eq!(browser.actions(), ["navigate", "extract", "type", "click"]);
+}
+
+#[tokio::test]
+async fn run_json_writes_ndjson_events_and_fails_with_the_task() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![
+        Reply::call(json!({"action": "click", "uid": "e7"})),
+        Reply::text("There is no such button.\nSTATUS: FAILED"),
+    ])
+    .await;
+    let output = run_cli(&browser, &llm, &["--json", "--provider", "anthropic"]).await;
+    assert_eq!(output.status.code(), Some(1));
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "step_started",
+            "tool_call",
+            "tool_result", // prelude: list_tabs
+            "step_started",
+            "tool_call",
+            "tool_result",
+            "reflection",
+            "step_started",
+            "final",
+        ]
+    );
+    assert_eq!(
+        events[5]["error"],
+        "element_not_found: no element with uid \"e7\" in tab 1: extract again"
+    );
+    let last = &events[8];
+    assert_eq!(last["success"], false);
+    assert_eq!(last["reason"], "failed");
+    assert_eq!(last["answer"], "There is no such button.");
+    assert_eq!(
+        last["usage"],
+        json!({"promptTokens": 200, "completionTokens": 20})
+    );
+}
+
+#[tokio::test]
+async fn verify_without_a_key_says_so_and_is_skipped() {
+    let output = tokio::task::spawn_blocking(|| command().arg("verify").output().unwrap())
+        .await
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("verify: skipped: no API key"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[tokio::test]
+async fn run_without_a_key_for_a_remote_api_is_refused() {
+    let output = tokio::task::spawn_blocking(|| command().args(["run", "x"]).output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("\"code\":\"unauthorized\""), "{stderr}");
+    assert!(stderr.contains("OPENAI_API_KEY"), "{stderr}");
+}
