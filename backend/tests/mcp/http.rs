@@ -53,6 +53,21 @@ async fn http_mcp_on_serve() {
         .await
         .expect("POST /mcp");
     assert_eq!(web_page.status(), 403, "a web Origin is refused");
+    let rebinding = http
+        .post(&url)
+        .bearer_auth(&dir.token)
+        .header("Host", "attacker.example")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("POST /mcp");
+    assert_eq!(
+        rebinding.status(),
+        403,
+        "a non-loopback Host is refused (DNS rebinding)"
+    );
     let ok = post(Some(&dir.token)).await.expect("POST /mcp");
     assert_eq!(ok.status(), 200);
     let body: serde_json::Value = ok.json().await.expect("JSON initialize result");
