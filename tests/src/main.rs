@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use browser_bridge_tests::conformance::Report;
 use browser_bridge_tests::conformance::backend::{BackendTarget, DEFAULT_ORIGIN, http_base_of};
 use browser_bridge_tests::conformance::extension::ExtensionHarness;
+use browser_bridge_tests::conformance::launch::launch_paired;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
@@ -62,6 +63,10 @@ struct ExtensionArgs {
     /// How long to wait for the extension to connect, in seconds.
     #[arg(long, default_value_t = 120)]
     wait: u64,
+    /// Launch headless Chromium with the unpacked extension in this directory and
+    /// pair it with this harness (the extension must have the repository's key).
+    #[arg(long, value_name = "EXT_DIR")]
+    launch_chromium: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -104,6 +109,11 @@ async fn run(cli: Cli) -> Result<Report> {
                 "waiting for an extension: backend URL {} pairing token {token}",
                 harness.ws_url()
             );
+            // Kept alive until the checks are done; dropping it kills Chromium.
+            let _chromium = match &args.launch_chromium {
+                Some(dir) => Some(launch_paired(dir, &harness.ws_url(), &token).await?),
+                None => None,
+            };
             harness
                 .run(Duration::from_secs(args.wait), &mut report)
                 .await;

@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod extension;
+pub mod launch;
 pub mod report;
 pub mod wire;
 

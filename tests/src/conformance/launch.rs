@@ -1,0 +1,62 @@
+//! Points a freshly launched headless Chromium, with an extension loaded, at a
+//! backend (here: the extension-mode harness) through the extension's pairing link
+//! `chrome-extension://<id>/pair.html#token=…&backendUrl=…`, as a user would.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::chromium::{Chromium, EXTENSION_ID};
+
+/// The pairing link that stores `token` and `backend_url` in the extension.
+pub fn pairing_url(token: &str, backend_url: &str) -> String {
+    format!(
+        "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",
+        percent_encode(token),
+        percent_encode(backend_url)
+    )
+}
+
+/// Launches Chromium with `extension_dir`, waits for its service worker, and opens
+/// the pairing link for `backend_url` and `token`. Chromium stops when the value
+/// is dropped.
+///
+/// # Errors
+/// Chromium is missing or does not start, or the extension's worker never runs.
+pub async fn launch_paired(
+    extension_dir: &Path,
+    backend_url: &str,
+    token: &str,
+) -> Result<Chromium> {
+    let chromium = Chromium::launch(extension_dir).await?;
+    chromium.wait_for_extension(Duration::from_secs(20)).await?;
+    chromium.open_page(&pairing_url(token, backend_url)).await?;
+    Ok(chromium)
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_carries_token_and_url() {
+        let url = pairing_url("a+b", "ws://127.0.0.1:9/extension");
+        assert!(
+            url.ends_with("#token=a%2Bb&backendUrl=ws%3A%2F%2F127.0.0.1%3A9%2Fextension"),
+            "{url}"
+        );
+    }
+}

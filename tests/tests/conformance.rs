@@ -1,0 +1,124 @@
+//! Both conformance modes against our own pieces, through the
+//! `browser-bridge-conformance` binary itself (its output format and exit code
+//! are part of what is tested): backend mode against a real `browser-bridge
+//! serve` (no browser), extension mode against the real wasm extension in
+//! headless Chromium.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use browser_bridge_tests::harness::{ensure_built, workspace_root};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const CONFORMANCE: &str = env!("CARGO_BIN_EXE_browser-bridge-conformance");
+
+/// Builds the backend binary alone (no extension, no browser) and returns its path.
+fn backend_binary() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "browser-bridge",
+            "--bin",
+            "browser-bridge",
+        ])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the backend failed: {status}");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join("debug").join("browser-bridge")
+}
+
+/// Checks the report printed by the conformance binary: one `ok`/`FAIL` line per
+/// check, then exactly `N passed, 0 failed`, and exit code 0.
+fn assert_all_passed(output: &Output, at_least: usize) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (summary, checks) = lines.split_last().expect("some output");
+    let failed: Vec<&&str> = checks.iter().filter(|l| l.starts_with("FAIL ")).collect();
+    assert!(failed.is_empty(), "failed checks:\n{stdout}\n{stderr}");
+    assert!(checks.iter().all(|l| l.starts_with("ok  ")), "{stdout}");
+    assert_eq!(
+        *summary,
+        format!("{} passed, 0 failed", checks.len()),
+        "{stdout}"
+    );
+    assert!(
+        checks.len() >= at_least,
+        "only {} checks ran:\n{stdout}",
+        checks.len()
+    );
+    assert!(
+        output.status.success(),
+        "exit {}:\n{stdout}\n{stderr}",
+        output.status
+    );
+}
+
+#[tokio::test]
+async fn backend_mode_passes_against_our_backend() {
+    let binary = tokio::task::spawn_blocking(backend_binary).await.unwrap();
+    let config = std::env::temp_dir().join(format!("bb-conformance-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&config).unwrap();
+    let mut serve = tokio::process::Command::new(&binary)
+        .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the backend starts");
+    let mut lines = BufReader::new(serve.stderr.take().unwrap()).lines();
+    let base = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(url) = line.trim().strip_prefix("listening on ") {
+                return url.to_owned();
+            }
+        }
+        panic!("the backend exited before listening");
+    })
+    .await
+    .expect("the backend prints `listening on …`");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let ws_url = format!("{}/extension", base.replacen("http://", "ws://", 1));
+
+    let output = tokio::process::Command::new(CONFORMANCE)
+        .args(["backend", &ws_url, "--config-dir"])
+        .arg(&config)
+        .output()
+        .await
+        .unwrap();
+    serve.kill().await.ok();
+    let _ = std::fs::remove_dir_all(&config);
+    assert_all_passed(&output, 30);
+}
+
+#[tokio::test]
+async fn extension_mode_passes_against_our_extension_in_chromium() {
+    let built = tokio::task::spawn_blocking(ensure_built)
+        .await
+        .unwrap()
+        .expect("extension and backend build");
+    let output = tokio::process::Command::new(CONFORMANCE)
+        .args([
+            "extension",
+            "--listen",
+            "127.0.0.1:0",
+            "--wait",
+            "60",
+            "--launch-chromium",
+        ])
+        .arg(&built.extension_dist)
+        .output()
+        .await
+        .unwrap();
+    assert_all_passed(&output, 18);
+}
