@@ -138,9 +138,12 @@ fn cdp_message(raw: &str) -> String {
         .unwrap_or_else(|| raw.to_owned())
 }
 
+type Filter = Box<dyn Fn(&Value) -> bool>;
+
 struct Waiter {
     tab: TabId,
     method: &'static str,
+    filter: Option<Filter>,
     tx: oneshot::Sender<Value>,
 }
 
@@ -153,7 +156,33 @@ thread_local! {
 /// event's params, or never resolves (race it with a timeout).
 pub fn wait_event(tab: TabId, method: &'static str) -> oneshot::Receiver<Value> {
     let (tx, rx) = oneshot::channel();
-    WAITERS.with(|w| w.borrow_mut().push(Waiter { tab, method, tx }));
+    WAITERS.with(|w| {
+        w.borrow_mut().push(Waiter {
+            tab,
+            method,
+            filter: None,
+            tx,
+        })
+    });
+    rx
+}
+
+/// [`wait_event`] for the next `method` event whose params satisfy `filter`.
+pub fn wait_event_where(
+    tab: TabId,
+    method: &'static str,
+    filter: impl Fn(&Value) -> bool + 'static,
+) -> oneshot::Receiver<Value> {
+    let (tx, rx) = oneshot::channel();
+    let filter: Filter = Box::new(filter);
+    WAITERS.with(|w| {
+        w.borrow_mut().push(Waiter {
+            tab,
+            method,
+            filter: Some(filter),
+            tx,
+        })
+    });
     rx
 }
 
@@ -170,7 +199,10 @@ pub fn deliver(tab: TabId, method: &str, params: &Value) {
         while i < waiters.len() {
             if waiters[i].tx.is_canceled() {
                 waiters.swap_remove(i);
-            } else if waiters[i].tab == tab && waiters[i].method == method {
+            } else if waiters[i].tab == tab
+                && waiters[i].method == method
+                && waiters[i].filter.as_ref().is_none_or(|f| f(params))
+            {
                 let waiter = waiters.swap_remove(i);
                 let _ = waiter.tx.send(params.clone());
             } else {
@@ -246,7 +278,10 @@ impl BoxModel {
         if q.len() < 8 {
             return (0.0, 0.0);
         }
-        ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0)
+        (
+            (q[0] + q[2] + q[4] + q[6]) / 4.0,
+            (q[1] + q[3] + q[5] + q[7]) / 4.0,
+        )
     }
 }
 

@@ -135,7 +135,9 @@ pub fn debuggee(tab_id: i64) -> JsValue {
 
 /// `chrome.debugger.attach({tabId}, "1.3")`.
 pub async fn attach(tab_id: i64) -> Result<(), ChromeError> {
-    call(debugger_attach(&debuggee(tab_id), "1.3")).await.map(|_| ())
+    call(debugger_attach(&debuggee(tab_id), "1.3"))
+        .await
+        .map(|_| ())
 }
 
 /// `chrome.debugger.detach({tabId})`.
@@ -245,13 +247,18 @@ pub async fn storage_set(items: &serde_json::Value) -> Result<(), ChromeError> {
 /// `chrome.alarms.create(name, {periodInMinutes})`.
 pub async fn alarms_create(name: &str, period_minutes: f64) -> Result<(), ChromeError> {
     let info = serde_json::json!({ "periodInMinutes": period_minutes });
-    call(alarms_create_raw(name, &to_js(&info))).await.map(|_| ())
+    call(alarms_create_raw(name, &to_js(&info)))
+        .await
+        .map(|_| ())
 }
 
 /// `chrome.idle.setDetectionInterval(seconds)`.
 pub fn idle_set_detection_interval(seconds: u32) {
     if let Err(e) = idle_set_detection_interval_raw(seconds) {
-        log(&format!("idle.setDetectionInterval failed: {}", js_error_message(&e)));
+        log(&format!(
+            "idle.setDetectionInterval failed: {}",
+            js_error_message(&e)
+        ));
     }
 }
 

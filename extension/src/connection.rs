@@ -135,17 +135,44 @@ async fn connect() {
         c.state = State::Connecting;
         c.generation
     });
-    let settings = match chrome::storage_get(&["backendUrl", "pairingToken", "clientId", "fatalError"]).await {
+    let settings = match chrome::storage_get(&[
+        "backendUrl",
+        "pairingToken",
+        "clientId",
+        "fatalError",
+    ])
+    .await
+    {
         Ok(s) => s,
-        Err(e) => return set_state(generation, State::Disconnected, format!("storage: {e}"), true),
+        Err(e) => {
+            return set_state(
+                generation,
+                State::Disconnected,
+                format!("storage: {e}"),
+                true,
+            );
+        }
     };
-    let url = settings["backendUrl"].as_str().filter(|s| !s.is_empty()).unwrap_or(DEFAULT_BACKEND_URL).to_owned();
+    let url = settings["backendUrl"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(DEFAULT_BACKEND_URL)
+        .to_owned();
     CONN.with(|c| c.borrow_mut().backend_url = url.clone());
     if let Some(message) = settings["fatalError"]["message"].as_str() {
         return set_state(generation, State::Fatal, message.to_owned(), false);
     }
-    let Some(token) = settings["pairingToken"].as_str().filter(|t| !t.is_empty()).map(str::to_owned) else {
-        return set_state(generation, State::Unpaired, "enter the pairing token (browser-bridge pair)".into(), false);
+    let Some(token) = settings["pairingToken"]
+        .as_str()
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+    else {
+        return set_state(
+            generation,
+            State::Unpaired,
+            "enter the pairing token (browser-bridge pair)".into(),
+            false,
+        );
     };
     let client_id = match settings["clientId"].as_str() {
         Some(id) => id.to_owned(),
@@ -158,7 +185,10 @@ async fn connect() {
     let ws = match WebSocket::new(&url) {
         Ok(ws) => ws,
         Err(e) => {
-            let message = format!("invalid backend URL {url:?}: {}", chrome::js_error_message(&e));
+            let message = format!(
+                "invalid backend URL {url:?}: {}",
+                chrome::js_error_message(&e)
+            );
             return set_state(generation, State::Fatal, message, false);
         }
     };
@@ -174,12 +204,13 @@ async fn connect() {
     let on_open = Closure::<dyn FnMut()>::new(move || {
         let _ = ws_open.send_with_str(&hello);
     });
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        match event.data().as_string() {
-            Some(text) => on_text(generation, &text),
-            None => chrome::log("binary frame from the backend ignored"),
-        }
-    });
+    let on_message =
+        Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            match event.data().as_string() {
+                Some(text) => on_text(generation, &text),
+                None => chrome::log("binary frame from the backend ignored"),
+            }
+        });
     let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |event: CloseEvent| {
         on_closed(generation, event.code(), event.reason());
     });
@@ -189,7 +220,12 @@ async fn connect() {
     CONN.with(|c| {
         let mut c = c.borrow_mut();
         if c.generation == generation {
-            c.socket = Some(Socket { ws, _on_open: on_open, _on_message: on_message, _on_close: on_close });
+            c.socket = Some(Socket {
+                ws,
+                _on_open: on_open,
+                _on_message: on_message,
+                _on_close: on_close,
+            });
             c.reason = format!("connecting to {url}");
         }
     });
@@ -217,7 +253,11 @@ fn on_closed(generation: u32, code: u16, reason: String) {
     if fatal {
         return;
     }
-    let why = if reason.is_empty() { format!("socket closed (code {code})") } else { format!("socket closed (code {code}: {reason})") };
+    let why = if reason.is_empty() {
+        format!("socket closed (code {code})")
+    } else {
+        format!("socket closed (code {code}: {reason})")
+    };
     set_state(generation, State::Disconnected, why, true);
 }
 
@@ -249,7 +289,10 @@ fn on_text(generation: u32, text: &str) {
         Ok(Message::Request(request)) => crate::dispatch::spawn_request(request),
         Ok(Message::Ping(Ping { nonce })) => send_text(&Message::Pong(Pong { nonce }).encode()),
         Ok(Message::Pong(_)) => CONN.with(|c| c.borrow_mut().last_pong_at = Some(chrome::now_ms())),
-        Ok(other) => chrome::log(&format!("unexpected message ignored: {}", short(&other.encode()))),
+        Ok(other) => chrome::log(&format!(
+            "unexpected message ignored: {}",
+            short(&other.encode())
+        )),
         Err(e) => match e.id {
             Some(id) => send_response(Response::err(id, e.error)),
             None => chrome::log(&format!("undecodable frame ignored: {}", e.error.message)),
@@ -299,7 +342,10 @@ fn on_reject(generation: u32, error: BridgeError) {
     let message = format!("{}: {}", error.code, error.message);
     set_state(generation, State::Fatal, message.clone(), false);
     spawn_local(async move {
-        let _ = chrome::storage_set(&json!({ "fatalError": { "code": error.code, "message": message } })).await;
+        let _ = chrome::storage_set(
+            &json!({ "fatalError": { "code": error.code, "message": message } }),
+        )
+        .await;
     });
 }
 

@@ -6,7 +6,9 @@
 //! rule, and the race of the action against its deadline (`request.timeoutMs`) and
 //! against the end of its session. Whatever happens, one `response` goes out.
 
-use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId};
+use browser_bridge_protocol::{
+    Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
+};
 use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen_futures::spawn_local;
@@ -16,7 +18,11 @@ use crate::{actions, connection, sessions};
 /// Runs one request in its own task and sends its one response.
 pub fn spawn_request(request: Request) {
     spawn_local(async move {
-        let Request { id, action, timeout_ms } = request;
+        let Request {
+            id,
+            action,
+            timeout_ms,
+        } = request;
         let name = action.name();
         let deadline = TimeoutFuture::new(timeout_ms.min(u32::MAX as u64) as u32);
         let outcome = match select(Box::pin(run(action)), deadline).await {
@@ -63,7 +69,10 @@ pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
     {
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} has a {} dialog open ({:?}): answer it with handle_dialog first",
-            serde_json::to_value(dialog.dialog_type).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            serde_json::to_value(dialog.dialog_type)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
             dialog.message
         )));
     }
@@ -84,7 +93,11 @@ async fn resolve_tab(action: &Action) -> Result<TabId, BridgeError> {
         return Ok(tab);
     }
     let sessions = sessions::session_tabs();
-    let agent: Vec<TabId> = sessions.iter().filter(|(_, a)| *a).map(|(t, _)| *t).collect();
+    let agent: Vec<TabId> = sessions
+        .iter()
+        .filter(|(_, a)| *a)
+        .map(|(t, _)| *t)
+        .collect();
     if agent.len() == 1 {
         return Ok(agent[0]);
     }
@@ -99,12 +112,19 @@ async fn resolve_tab(action: &Action) -> Result<TabId, BridgeError> {
         }
         return Err(BridgeError::new(
             ErrorCode::SessionNotFound,
-            format!("{}: no session yet: navigate or open_tab first, or pass a tabId from list_tabs", action.name()),
+            format!(
+                "{}: no session yet: navigate or open_tab first, or pass a tabId from list_tabs",
+                action.name()
+            ),
         ));
     }
     let list: Vec<String> = sessions.iter().map(|(t, _)| t.to_string()).collect();
     Err(BridgeError::new(
         ErrorCode::SessionNotFound,
-        format!("{}: several sessions, pass a tabId: candidates {}", action.name(), list.join(", ")),
+        format!(
+            "{}: several sessions, pass a tabId: candidates {}",
+            action.name(),
+            list.join(", ")
+        ),
     ))
 }

@@ -17,6 +17,7 @@ pub mod chrome;
 pub mod connection;
 pub mod dispatch;
 pub mod extract;
+pub mod page_tools;
 pub mod sessions;
 
 use browser_bridge_protocol::TabId;
@@ -52,8 +53,12 @@ pub fn handle_event(name: &str, args: Array) {
     match name {
         "startup" | "installed" | "alarm" => connection::ensure_connected(),
         "debuggerEvent" => {
-            let Some(tab) = tab_of(&args.get(0)) else { return };
-            let Some(method) = args.get(1).as_string() else { return };
+            let Some(tab) = tab_of(&args.get(0)) else {
+                return;
+            };
+            let Some(method) = args.get(1).as_string() else {
+                return;
+            };
             if sessions::always_routed(&method) || cdp::wanted(&method) {
                 let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
                 sessions::on_debugger_event(tab, &method, &params);
@@ -82,7 +87,10 @@ pub fn handle_event(name: &str, args: Array) {
 }
 
 fn tab_of(source: &JsValue) -> Option<TabId> {
-    Reflect::get(source, &"tabId".into()).ok()?.as_f64().map(|t| TabId(t as i64))
+    Reflect::get(source, &"tabId".into())
+        .ok()?
+        .as_f64()
+        .map(|t| TabId(t as i64))
 }
 
 fn on_storage_changed(args: &Array) {
@@ -112,7 +120,11 @@ pub fn popup_message(message: JsValue) -> Promise {
         match message["cmd"].as_str() {
             Some("stop") => {
                 if let Some(tab) = message["tabId"].as_i64() {
-                    sessions::end_session(TabId(tab), browser_bridge_protocol::SessionEndReason::Stopped, true);
+                    sessions::end_session(
+                        TabId(tab),
+                        browser_bridge_protocol::SessionEndReason::Stopped,
+                        true,
+                    );
                 }
             }
             Some("stopAll") => sessions::stop_all().await,

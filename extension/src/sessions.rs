@@ -31,8 +31,7 @@ use crate::{cdp, chrome, connection};
 
 /// Makes `navigator.webdriver` read false (§7), in every new document of a session
 /// (`Page.addScriptToEvaluateOnNewDocument`) and in the current one at attach.
-pub const WEBDRIVER_FALSE: &str =
-    "Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false, configurable: true });";
+pub const WEBDRIVER_FALSE: &str = "Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false, configurable: true });";
 
 /// One controlled tab.
 #[derive(Debug)]
@@ -81,7 +80,13 @@ pub fn has_session(tab: TabId) -> bool {
 
 /// Tabs with a session, sorted, with their agent-window flag.
 pub fn session_tabs() -> Vec<(TabId, bool)> {
-    let mut tabs: Vec<_> = REG.with(|r| r.borrow().sessions.values().map(|s| (s.tab, s.agent_window)).collect());
+    let mut tabs: Vec<_> = REG.with(|r| {
+        r.borrow()
+            .sessions
+            .values()
+            .map(|s| (s.tab, s.agent_window))
+            .collect()
+    });
     tabs.sort();
     tabs
 }
@@ -113,7 +118,9 @@ pub fn register_inflight(tab: TabId) -> oneshot::Receiver<BridgeError> {
 }
 
 fn fail_inflight(tab: TabId, error: &BridgeError) {
-    let senders = REG.with(|r| r.borrow_mut().inflight.remove(&tab)).unwrap_or_default();
+    let senders = REG
+        .with(|r| r.borrow_mut().inflight.remove(&tab))
+        .unwrap_or_default();
     for tx in senders {
         let _ = tx.send(error.clone());
     }
@@ -150,7 +157,11 @@ pub async fn load_settings() {
 pub fn apply_blocklist_value(value: &Value) {
     let list = value
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     set_blocklist(list);
 }
@@ -185,16 +196,24 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         return Ok(());
     }
     let info = chrome::tabs_get(tab.0).await.map_err(|_| no_tab(tab))?;
-    let url = info.pending_url.clone().filter(|u| !u.is_empty()).unwrap_or(info.url.clone());
+    let url = info
+        .pending_url
+        .clone()
+        .filter(|u| !u.is_empty())
+        .unwrap_or(info.url.clone());
     check_blocklist(&url, Some(tab))?;
     if let Err(e) = chrome::attach(tab.0).await {
-        return Err(if e.message.contains("Cannot access") || e.message.contains("Cannot attach") {
-            BridgeError::invalid_action(format!("tab {tab} shows {url}, which extensions may not control: {e}"))
-        } else if e.message.contains("No tab with given id") {
-            no_tab(tab)
-        } else {
-            BridgeError::internal(format!("debugger.attach to tab {tab}: {e}"))
-        });
+        return Err(
+            if e.message.contains("Cannot access") || e.message.contains("Cannot attach") {
+                BridgeError::invalid_action(format!(
+                    "tab {tab} shows {url}, which extensions may not control: {e}"
+                ))
+            } else if e.message.contains("No tab with given id") {
+                no_tab(tab)
+            } else {
+                BridgeError::internal(format!("debugger.attach to tab {tab}: {e}"))
+            },
+        );
     }
     let agent_window = agent_window() == Some(info.window_id);
     let started_at = chrome::now_ms();
@@ -216,8 +235,14 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
     let setup = [
         ("Page.enable", json!({})),
         ("Inspector.enable", json!({})),
-        ("Page.setInterceptFileChooserDialog", json!({ "enabled": true })),
-        ("Page.addScriptToEvaluateOnNewDocument", json!({ "source": WEBDRIVER_FALSE })),
+        (
+            "Page.setInterceptFileChooserDialog",
+            json!({ "enabled": true }),
+        ),
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": WEBDRIVER_FALSE }),
+        ),
         ("Runtime.evaluate", json!({ "expression": WEBDRIVER_FALSE })),
     ];
     for (method, params) in setup {
@@ -225,7 +250,12 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
             chrome::log(&format!("session setup on tab {tab}: {e}"));
         }
     }
-    connection::send_event(Event::SessionStarted(SessionStarted { tab_id: tab, url, agent_window, started_at }));
+    connection::send_event(Event::SessionStarted(SessionStarted {
+        tab_id: tab,
+        url,
+        agent_window,
+        started_at,
+    }));
     Ok(())
 }
 
@@ -244,14 +274,19 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
         return false;
     };
     let error = match reason {
-        SessionEndReason::TabClosed => BridgeError::new(ErrorCode::SessionNotFound, format!("tab {tab} was closed")),
+        SessionEndReason::TabClosed => {
+            BridgeError::new(ErrorCode::SessionNotFound, format!("tab {tab} was closed"))
+        }
         SessionEndReason::DomainBlocked => BridgeError::new(
             ErrorCode::DomainBlocked,
             format!("tab {tab} reached a domain on the user's blocklist: session ended"),
         ),
         other => BridgeError::new(
             ErrorCode::Cancelled,
-            format!("the session on tab {tab} ended ({}): do not retry, tell the user", reason_name(other)),
+            format!(
+                "the session on tab {tab} ended ({}): do not retry, tell the user",
+                reason_name(other)
+            ),
         ),
     };
     fail_inflight(tab, &error);
@@ -270,12 +305,18 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
 }
 
 fn reason_name(reason: SessionEndReason) -> String {
-    serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Ends every session with `reason`; returns how many ended.
 pub fn end_all(reason: SessionEndReason) -> u64 {
-    session_tabs().into_iter().filter(|(tab, _)| end_session(*tab, reason, true)).count() as u64
+    session_tabs()
+        .into_iter()
+        .filter(|(tab, _)| end_session(*tab, reason, true))
+        .count() as u64
 }
 
 /// Stop all (popup): ends every session (`global_stop`), sends one `global_stop`
@@ -283,7 +324,10 @@ pub fn end_all(reason: SessionEndReason) -> u64 {
 pub async fn stop_all() {
     REG.with(|r| r.borrow_mut().global_stop = true);
     let count = end_all(SessionEndReason::GlobalStop);
-    connection::send_event(Event::GlobalStop(GlobalStop { session_count: count, at: chrome::now_ms() }));
+    connection::send_event(Event::GlobalStop(GlobalStop {
+        session_count: count,
+        at: chrome::now_ms(),
+    }));
     let _ = chrome::storage_set(&json!({ "globalStop": true })).await;
 }
 
@@ -319,7 +363,11 @@ pub fn on_tab_removed(tab: TabId) {
 /// `chrome.debugger.onDetach`: `target_closed` is a closed tab, anything else (the
 /// user cancelled the debugging bar, DevTools took over) is `detached`.
 pub fn on_detach(tab: TabId, reason: &str) {
-    let why = if reason == "target_closed" { SessionEndReason::TabClosed } else { SessionEndReason::Detached };
+    let why = if reason == "target_closed" {
+        SessionEndReason::TabClosed
+    } else {
+        SessionEndReason::Detached
+    };
     end_session(tab, why, false);
 }
 
@@ -331,7 +379,10 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
             with_session(tab, |s| s.dialog = None);
         }
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
-            let url = params["frame"]["url"].as_str().unwrap_or_default().to_owned();
+            let url = params["frame"]["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
             with_session(tab, |s| {
                 s.uids.invalidate();
                 s.url = url.clone();
@@ -342,7 +393,9 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         }
         "Inspector.targetCrashed" => fail_inflight(
             tab,
-            &BridgeError::internal(format!("the renderer of tab {tab} crashed: reload or navigate it")),
+            &BridgeError::internal(format!(
+                "the renderer of tab {tab} crashed: reload or navigate it"
+            )),
         ),
         _ => {}
     }
@@ -353,7 +406,10 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
 pub fn always_routed(method: &str) -> bool {
     matches!(
         method,
-        "Page.javascriptDialogOpening" | "Page.javascriptDialogClosed" | "Page.frameNavigated" | "Inspector.targetCrashed"
+        "Page.javascriptDialogOpening"
+            | "Page.javascriptDialogClosed"
+            | "Page.frameNavigated"
+            | "Inspector.targetCrashed"
     )
 }
 
@@ -374,7 +430,12 @@ fn on_dialog_opening(tab: TabId, params: &Value) {
         // §7: during evaluate, alert/beforeunload → accept, confirm/prompt → dismiss.
         let accept = matches!(params["type"].as_str(), Some("alert" | "beforeunload"));
         spawn_local(async move {
-            let _ = cdp::send(tab, "Page.handleJavaScriptDialog", json!({ "accept": accept })).await;
+            let _ = cdp::send(
+                tab,
+                "Page.handleJavaScriptDialog",
+                json!({ "accept": accept }),
+            )
+            .await;
         });
     }
 }

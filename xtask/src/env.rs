@@ -7,11 +7,11 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 /// The rustup target the extension compiles to.
-pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+pub(crate) const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 /// Where Debian's `chromium` package puts the real binary (the `/usr/bin/chromium`
 /// wrapper adds flags of its own, see EXTENSION-RECIPE §6).
-pub const CHROMIUM_PATHS: [&str; 3] = [
+pub(crate) const CHROMIUM_PATHS: [&str; 3] = [
     "/usr/lib/chromium/chromium",
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
@@ -22,7 +22,7 @@ pub const CHROMIUM_PATHS: [&str; 3] = [
 ///
 /// # Errors
 /// When rustup is missing or fails.
-pub fn ensure_wasm_target() -> Result<()> {
+pub(crate) fn ensure_wasm_target() -> Result<()> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
@@ -41,7 +41,7 @@ pub fn ensure_wasm_target() -> Result<()> {
 /// # Errors
 /// When Chromium is missing and cannot be installed (not root, or apt-get failed):
 /// the message says what to install.
-pub fn ensure_chromium() -> Result<PathBuf> {
+pub(crate) fn ensure_chromium() -> Result<PathBuf> {
     if let Some(found) = find_chromium() {
         return Ok(found);
     }
@@ -77,7 +77,7 @@ fn is_root() -> bool {
 }
 
 /// Runs a command, streaming its output; fails when it exits non-zero.
-pub fn run(cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {cmd:?}");
     let status = cmd
         .status()
@@ -89,12 +89,12 @@ pub fn run(cmd: &mut Command) -> Result<()> {
 }
 
 /// `cargo` as invoked by this xtask (the same toolchain).
-pub fn cargo() -> Command {
+pub(crate) fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
 /// The workspace root (the parent of xtask/).
-pub fn workspace_root() -> &'static Path {
+pub(crate) fn workspace_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the workspace root")

@@ -26,7 +26,7 @@ const LIB_NAME: &str = "browser_bridge_extension";
 /// # Errors
 /// When the target cannot be installed, cargo or wasm-bindgen fails, or the files
 /// cannot be copied.
-pub fn build_extension(release: bool) -> Result<PathBuf> {
+pub(crate) fn build_extension(release: bool) -> Result<PathBuf> {
     let root = workspace_root();
     ensure_wasm_target()?;
     let profile = if release { "extension" } else { "dev" };

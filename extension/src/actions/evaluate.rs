@@ -28,9 +28,18 @@ pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeErr
     sessions::with_session(tab, |s| s.evaluating += 1);
     let outcome = run(tab, &p.expression).await;
     sessions::with_session(tab, |s| s.evaluating = s.evaluating.saturating_sub(1));
-    let _ = cdp::send(tab, "Runtime.releaseObjectGroup", json!({ "objectGroup": OBJECT_GROUP })).await;
+    let _ = cdp::send(
+        tab,
+        "Runtime.releaseObjectGroup",
+        json!({ "objectGroup": OBJECT_GROUP }),
+    )
+    .await;
     let (value_type, value) = outcome?;
-    Ok(ActionResult::Evaluate(EvaluateResult { tab_id: tab, value_type, value }))
+    Ok(ActionResult::Evaluate(EvaluateResult {
+        tab_id: tab,
+        value_type,
+        value,
+    }))
 }
 
 async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), BridgeError> {
@@ -46,18 +55,27 @@ async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), Br
         .await
         .map_err(|e| {
             if e.timed_out || e.message.contains("timed out") {
-                BridgeError::new(ErrorCode::Timeout, format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"))
+                BridgeError::new(
+                    ErrorCode::Timeout,
+                    format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"),
+                )
             } else {
                 BridgeError::from(e)
             }
         })?;
-    let r: EvalResult = serde_json::from_value(raw).map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
+    let r: EvalResult = serde_json::from_value(raw)
+        .map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
     if let Some(ex) = r.exception_details {
         let message = ex.message();
         if message.contains("Execution was terminated") {
-            return Err(BridgeError::new(ErrorCode::Timeout, format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms")));
+            return Err(BridgeError::new(
+                ErrorCode::Timeout,
+                format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"),
+            ));
         }
-        return Err(BridgeError::invalid_action(format!("evaluate threw: {message}")));
+        return Err(BridgeError::invalid_action(format!(
+            "evaluate threw: {message}"
+        )));
     }
     shape(tab, r.result).await
 }
@@ -71,14 +89,22 @@ async fn shape(tab: TabId, obj: RemoteObject) -> Result<(String, EvaluateValue),
         (k, _) => k.to_owned(),
     };
     if let Some(unserializable) = obj.unserializable_value {
-        return Ok((kind, EvaluateValue::Description { description: unserializable }));
+        return Ok((
+            kind,
+            EvaluateValue::Description {
+                description: unserializable,
+            },
+        ));
     }
     match (obj.kind.as_str(), subtype) {
         ("undefined", _) => Ok((kind, EvaluateValue::Value { value: Value::Null })),
         ("object", Some("null")) => Ok((kind, EvaluateValue::Value { value: Value::Null })),
         ("object", None | Some("array")) => {
             let Some(object_id) = obj.object_id else {
-                return Ok((kind, EvaluateValue::from_json(obj.value.unwrap_or_default())));
+                return Ok((
+                    kind,
+                    EvaluateValue::from_json(obj.value.unwrap_or_default()),
+                ));
             };
             let by_value = cdp::send(
                 tab,
@@ -86,14 +112,31 @@ async fn shape(tab: TabId, obj: RemoteObject) -> Result<(String, EvaluateValue),
                 json!({ "objectId": object_id, "functionDeclaration": "function () { return this; }", "returnByValue": true }),
             )
             .await;
-            match by_value.ok().and_then(|v| serde_json::from_value::<EvalResult>(v).ok()) {
-                Some(r) if r.exception_details.is_none() => {
-                    Ok((kind, EvaluateValue::from_json(r.result.value.unwrap_or_default())))
-                }
-                _ => Ok((kind, EvaluateValue::Description { description: obj.description.unwrap_or_default() })),
+            match by_value
+                .ok()
+                .and_then(|v| serde_json::from_value::<EvalResult>(v).ok())
+            {
+                Some(r) if r.exception_details.is_none() => Ok((
+                    kind,
+                    EvaluateValue::from_json(r.result.value.unwrap_or_default()),
+                )),
+                _ => Ok((
+                    kind,
+                    EvaluateValue::Description {
+                        description: obj.description.unwrap_or_default(),
+                    },
+                )),
             }
         }
-        ("string" | "number" | "boolean", _) => Ok((kind, EvaluateValue::from_json(obj.value.unwrap_or_default()))),
-        _ => Ok((kind, EvaluateValue::Description { description: obj.description.unwrap_or_default() })),
+        ("string" | "number" | "boolean", _) => Ok((
+            kind,
+            EvaluateValue::from_json(obj.value.unwrap_or_default()),
+        )),
+        _ => Ok((
+            kind,
+            EvaluateValue::Description {
+                description: obj.description.unwrap_or_default(),
+            },
+        )),
     }
 }

@@ -35,10 +35,16 @@ pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
     let nav: cdp::Navigate = cdp::call(tab, "Page.navigate", json!({ "url": url })).await?;
     if let Some(error) = nav.error_text.filter(|e| !e.is_empty()) {
-        return Err(BridgeError::new(ErrorCode::NavigationFailed, format!("{url}: {error}")));
+        return Err(BridgeError::new(
+            ErrorCode::NavigationFailed,
+            format!("{url}: {error}"),
+        ));
     }
     if nav.loader_id.is_some() && cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
-        return Err(BridgeError::new(ErrorCode::Timeout, format!("{url}: the page did not finish loading")));
+        return Err(BridgeError::new(
+            ErrorCode::Timeout,
+            format!("{url}: the page did not finish loading"),
+        ));
     }
     page_info(tab).await
 }
@@ -52,12 +58,19 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
     let index = h.current_index + delta;
     let Some(entry) = usize::try_from(index).ok().and_then(|i| h.entries.get(i)) else {
         let which = if delta < 0 { "previous" } else { "next" };
-        return Err(BridgeError::invalid_action(format!("tab {tab} has no {which} page in its history")));
+        return Err(BridgeError::invalid_action(format!(
+            "tab {tab} has no {which} page in its history"
+        )));
     };
     sessions::check_blocklist(&entry.url, Some(tab))?;
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
     let same_doc = cdp::wait_event(tab, "Page.navigatedWithinDocument");
-    cdp::send(tab, "Page.navigateToHistoryEntry", json!({ "entryId": entry.id })).await?;
+    cdp::send(
+        tab,
+        "Page.navigateToHistoryEntry",
+        json!({ "entryId": entry.id }),
+    )
+    .await?;
     wait_load_or_same_document(tab, loaded, same_doc).await?;
     page_info(tab).await
 }
@@ -71,7 +84,10 @@ pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
     cdp::send(tab, "Page.reload", json!({})).await?;
     if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
-        return Err(BridgeError::new(ErrorCode::Timeout, format!("tab {tab}: the reload did not finish")));
+        return Err(BridgeError::new(
+            ErrorCode::Timeout,
+            format!("tab {tab}: the reload did not finish"),
+        ));
     }
     page_info(tab).await
 }
@@ -96,7 +112,10 @@ async fn wait_load_or_same_document(
             }
             Ok(())
         }
-        Either::Right(_) => Err(BridgeError::new(ErrorCode::Timeout, format!("tab {tab}: the page did not finish loading"))),
+        Either::Right(_) => Err(BridgeError::new(
+            ErrorCode::Timeout,
+            format!("tab {tab}: the page did not finish loading"),
+        )),
     }
 }
 

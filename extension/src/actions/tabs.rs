@@ -2,7 +2,9 @@
 
 use browser_bridge_protocol::action::OpenTab;
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
-use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId, check_url_scheme};
+use browser_bridge_protocol::{
+    ActionResult, BridgeError, SessionEndReason, TabId, WindowId, check_url_scheme,
+};
 use serde_json::json;
 
 use crate::actions::navigation;
@@ -17,14 +19,21 @@ pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
     if let Some(window) = sessions::agent_window()
         && chrome::windows_get(window).await.is_ok()
     {
-        let tab = chrome::tabs_create(&json!({ "windowId": window, "url": "about:blank", "active": true }))
-            .await
-            .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
-        return tab.id.map(TabId).ok_or_else(|| BridgeError::internal("tabs.create returned no id"));
-    }
-    let window = chrome::windows_create(&json!({ "url": "about:blank", "focused": false, "state": "minimized" }))
+        let tab = chrome::tabs_create(
+            &json!({ "windowId": window, "url": "about:blank", "active": true }),
+        )
         .await
-        .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
+        .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
+        return tab
+            .id
+            .map(TabId)
+            .ok_or_else(|| BridgeError::internal("tabs.create returned no id"));
+    }
+    let window = chrome::windows_create(
+        &json!({ "url": "about:blank", "focused": false, "state": "minimized" }),
+    )
+    .await
+    .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
     sessions::set_agent_window(window.id);
     window
         .tabs
@@ -49,9 +58,14 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
         if let Some(w) = &window {
             props["windowId"] = json!(w.id);
         }
-        let tab = chrome::tabs_create(&props).await.map_err(|e| BridgeError::internal(format!("tabs.create: {e}")))?;
+        let tab = chrome::tabs_create(&props)
+            .await
+            .map_err(|e| BridgeError::internal(format!("tabs.create: {e}")))?;
         let _ = chrome::windows_update(tab.window_id, &json!({ "focused": true })).await;
-        TabId(tab.id.ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?)
+        TabId(
+            tab.id
+                .ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?,
+        )
     } else {
         new_agent_tab().await?
     };
@@ -60,8 +74,16 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
     sessions::ensure_session(tab).await?;
     sessions::with_session(tab, |s| s.action_count += 1);
     let page = navigation::load(tab, &p.url).await?;
-    let window_id = chrome::tabs_get(tab.0).await.map(|t| t.window_id).unwrap_or_default();
-    Ok(ActionResult::OpenTab(OpenTabResult { tab_id: tab, window_id: WindowId(window_id), url: page.url, title: page.title }))
+    let window_id = chrome::tabs_get(tab.0)
+        .await
+        .map(|t| t.window_id)
+        .unwrap_or_default();
+    Ok(ActionResult::OpenTab(OpenTabResult {
+        tab_id: tab,
+        window_id: WindowId(window_id),
+        url: page.url,
+        title: page.title,
+    }))
 }
 
 /// `close_tab`: ends the session (`stopped`, §10) and closes the tab.
@@ -69,9 +91,13 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
 /// # Errors
 /// `session_not_found` when the tab does not exist.
 pub async fn close_tab(tab: TabId) -> Result<ActionResult, BridgeError> {
-    chrome::tabs_get(tab.0).await.map_err(|_| sessions::no_tab(tab))?;
+    chrome::tabs_get(tab.0)
+        .await
+        .map_err(|_| sessions::no_tab(tab))?;
     sessions::end_session(tab, SessionEndReason::Stopped, false);
-    chrome::tabs_remove(tab.0).await.map_err(|_| sessions::no_tab(tab))?;
+    chrome::tabs_remove(tab.0)
+        .await
+        .map_err(|_| sessions::no_tab(tab))?;
     Ok(ActionResult::CloseTab(TabResult { tab_id: tab }))
 }
 

@@ -9,5 +9,7 @@ use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 /// # Errors
 /// `invalid_action` until implemented.
 pub async fn extract(tab: TabId) -> Result<ActionResult, BridgeError> {
-    Err(BridgeError::invalid_action(format!("extract (tab {tab}): not yet supported")))
+    Err(BridgeError::invalid_action(format!(
+        "extract (tab {tab}): not yet supported"
+    )))
 }

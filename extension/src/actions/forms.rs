@@ -1,0 +1,252 @@
+//! `type`, `select_option`, `upload_file`, `scroll`.
+//!
+//! `type` focuses with `DOM.focus` and inserts with `Input.insertText` (trusted
+//! `beforeinput`/`input` events, so React/Vue controlled inputs and contenteditable
+//! see a real edit), replacing the content by default; never writes `.value`.
+
+use browser_bridge_protocol::action::{Scroll, ScrollDirection, SelectOption, Type, UploadFile};
+use browser_bridge_protocol::result::{
+    ScrollResult, SelectOptionResult, TypeResult, UploadFileResult,
+};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use serde_json::{Value, json};
+
+use crate::actions::{dom, input};
+use crate::cdp::{self, EvalResult};
+
+/// `{editable, disabled, what}`: can `type` write here?
+const EDITABLE: &str = r#"function () {
+  const textTypes = ['text','search','email','url','tel','password','number',''];
+  const what = this.tagName ? this.tagName.toLowerCase() + (this.type ? '[type=' + this.type + ']' : '') : 'node';
+  if (this.isContentEditable) return { editable: true, disabled: false, what };
+  if (this instanceof HTMLTextAreaElement) return { editable: !this.readOnly, disabled: this.disabled, what };
+  if (this instanceof HTMLInputElement && textTypes.includes(this.type)) return { editable: !this.readOnly, disabled: this.disabled, what };
+  return { editable: false, disabled: false, what };
+}"#;
+
+/// Selects the whole content (`clear`) or puts the caret at the end.
+const SELECT_CONTENT: &str = r#"function (all) {
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
+    if (all) { this.select(); return; }
+    try { const n = this.value.length; this.setSelectionRange(n, n); } catch (_) {}
+    return;
+  }
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  if (!all) range.collapse(false);
+  const sel = window.getSelection();
+  sel.removeAllRanges();
+  sel.addRange(range);
+}"#;
+
+/// The field's value afterwards.
+const VALUE: &str =
+    r#"function () { return this.isContentEditable ? this.innerText : String(this.value ?? ''); }"#;
+
+/// `type`.
+///
+/// # Errors
+/// `invalid_action` for a non-editable element, `element_not_interactable` when
+/// disabled or hidden, `element_not_found` / `element_stale`.
+pub async fn type_text(tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(tab, p.target()?).await?;
+    let state = dom::call_on(tab, &node.object_id, EDITABLE, &[]).await?;
+    if state["editable"] != true {
+        return Err(BridgeError::invalid_action(format!(
+            "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
+            node.label,
+            state["what"].as_str().unwrap_or("element")
+        )));
+    }
+    if state["disabled"] == true {
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!("{} is disabled", node.label),
+        ));
+    }
+    input::click_point(tab, &node).await?;
+    cdp::send(
+        tab,
+        "DOM.focus",
+        json!({ "backendNodeId": node.backend_node_id }),
+    )
+    .await
+    .map_err(|e| {
+        BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!("{} cannot take focus: {}", node.label, e.message),
+        )
+    })?;
+    let clear = p.clear();
+    dom::call_on(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
+    if p.text.is_empty() {
+        if clear {
+            input::press(tab, "Backspace", 0).await?;
+        }
+    } else {
+        cdp::send(tab, "Input.insertText", json!({ "text": p.text })).await?;
+    }
+    if p.submit.unwrap_or(false) {
+        input::press(tab, "Enter", 0).await?;
+    }
+    let value = dom::call_on(tab, &node.object_id, VALUE, &[])
+        .await
+        .unwrap_or_default();
+    Ok(ActionResult::Type(TypeResult {
+        tab_id: tab,
+        value: value.as_str().unwrap_or_default().to_owned(),
+    }))
+}
+
+/// Picks options by value, then by label; fires `input` and `change`.
+const SELECT: &str = r#"function (values) {
+  if (!(this instanceof HTMLSelectElement)) return { error: 'not_select', what: this.tagName ? this.tagName.toLowerCase() : 'node' };
+  if (this.disabled) return { error: 'disabled' };
+  const opts = Array.from(this.options);
+  const picked = [];
+  for (const v of values) {
+    const o = opts.find((o) => o.value === v) || opts.find((o) => o.label.trim() === v.trim() || o.text.trim() === v.trim());
+    if (!o) return { error: 'missing', value: v, available: opts.slice(0, 20).map((o) => o.value) };
+    picked.push(o);
+  }
+  if (!this.multiple && picked.length > 1) return { error: 'single' };
+  for (const o of opts) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { selected: Array.from(this.selectedOptions).map((o) => o.value) };
+}"#;
+
+/// `select_option`.
+///
+/// # Errors
+/// `invalid_action` when an option is missing, the element is not a `<select>`,
+/// or several values go to a single select; `element_not_interactable` when
+/// disabled.
+pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(tab, p.target()?).await?;
+    let _ = cdp::send(
+        tab,
+        "DOM.focus",
+        json!({ "backendNodeId": node.backend_node_id }),
+    )
+    .await;
+    let r = dom::call_on(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
+    match r["error"].as_str() {
+        None => Ok(ActionResult::SelectOption(SelectOptionResult {
+            tab_id: tab,
+            selected: serde_json::from_value(r["selected"].clone()).unwrap_or_default(),
+        })),
+        Some("missing") => Err(BridgeError::invalid_action(format!(
+            "{} has no option with value or label {}; options: {}",
+            node.label, r["value"], r["available"]
+        ))),
+        Some("disabled") => Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!("{} is disabled", node.label),
+        )),
+        Some("single") => Err(BridgeError::invalid_action(format!(
+            "{} takes one value, got {}",
+            node.label,
+            p.values.len()
+        ))),
+        Some(_) => Err(BridgeError::invalid_action(format!(
+            "{} is a {}, not a <select>",
+            node.label,
+            r["what"].as_str().unwrap_or("?")
+        ))),
+    }
+}
+
+/// Names of the files now on a file input, or `null` when it is not one.
+const FILES: &str = r#"function () {
+  if (!(this instanceof HTMLInputElement) || this.type !== 'file') return null;
+  return Array.from(this.files || []).map((f) => ({ name: f.name, size: f.size }));
+}"#;
+
+/// `upload_file` through `DOM.setFileInputFiles`.
+///
+/// # Errors
+/// `invalid_action` when the target is not a file input or a path cannot be read.
+pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(tab, p.target()?).await?;
+    if dom::call_on(tab, &node.object_id, FILES, &[])
+        .await?
+        .is_null()
+    {
+        return Err(BridgeError::invalid_action(format!(
+            "{} is not an <input type=file>",
+            node.label
+        )));
+    }
+    cdp::send(
+        tab,
+        "DOM.setFileInputFiles",
+        json!({ "files": p.paths, "backendNodeId": node.backend_node_id }),
+    )
+    .await
+    .map_err(|e| BridgeError::invalid_action(format!("could not set the files: {}", e.message)))?;
+    let files = dom::call_on(tab, &node.object_id, FILES, &[]).await?;
+    let names: Vec<String> = files
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ActionResult::UploadFile(UploadFileResult {
+        tab_id: tab,
+        files: names,
+    }))
+}
+
+/// Scrolls `this` (an element, or the document's scrolling element) and reports
+/// its offsets.
+const SCROLL: &str = r#"function (direction, amount) {
+  const page = this === document.scrollingElement || this === document.documentElement || this === document.body;
+  const w = page ? window.innerWidth : this.clientWidth;
+  const h = page ? window.innerHeight : this.clientHeight;
+  const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
+  const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
+  if (page) { window.scrollBy({ left: dx, top: dy, behavior: 'instant' }); return [window.scrollX, window.scrollY]; }
+  this.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+  return [this.scrollLeft, this.scrollTop];
+}"#;
+
+/// `scroll` the page or a container.
+///
+/// # Errors
+/// `element_not_found` / `element_stale` for a container target.
+pub async fn scroll(tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> {
+    let direction = match p.direction {
+        ScrollDirection::Up => "up",
+        ScrollDirection::Down => "down",
+        ScrollDirection::Left => "left",
+        ScrollDirection::Right => "right",
+    };
+    let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
+    let offsets = match p.target()? {
+        Some(target) => {
+            let node = dom::resolve(tab, target).await?;
+            dom::call_on(tab, &node.object_id, SCROLL, &args).await?
+        }
+        None => {
+            let expression = format!(
+                "({SCROLL}).call(document.scrollingElement || document.documentElement, {}, {})",
+                args[0], args[1]
+            );
+            let r: EvalResult = cdp::call(
+                tab,
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true }),
+            )
+            .await?;
+            r.result.value.unwrap_or_default()
+        }
+    };
+    Ok(ActionResult::Scroll(ScrollResult {
+        tab_id: tab,
+        scroll_x: offsets[0].as_f64().unwrap_or_default(),
+        scroll_y: offsets[1].as_f64().unwrap_or_default(),
+    }))
+}

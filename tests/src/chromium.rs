@@ -1,0 +1,319 @@
+//! Headless Chromium with the extension loaded, a fresh profile, and a browser-level
+//! CDP connection over `--remote-debugging-pipe` (the "user's hand": what a user
+//! would do by hand — open the pairing link, click the popup's Stop all, close a
+//! tab — never used to drive pages on the agent's behalf).
+//!
+//! The process group is killed on drop (`kill -KILL -<pgid>`), and the profile
+//! directory removed.
+
+use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::{Mutex, oneshot};
+
+/// The extension's id, fixed by the public `key` in `extension/static/manifest.json`.
+pub const EXTENSION_ID: &str = "dgkehcimnlkhnpfolfghdgfhlnedenka";
+
+/// The Chromium binary: `$CHROMIUM`, else Debian's `/usr/lib/chromium/chromium`,
+/// else `/usr/bin/chromium`.
+///
+/// # Errors
+/// When none exists (install Debian's `chromium`).
+pub fn chromium_binary() -> Result<PathBuf> {
+    let candidates = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            [
+                "/usr/lib/chromium/chromium",
+                "/usr/bin/chromium",
+                "/usr/bin/chromium-browser",
+            ]
+            .map(PathBuf::from),
+        );
+    for c in candidates {
+        if c.exists() {
+            return Ok(c);
+        }
+    }
+    bail!(
+        "Chromium not found: install Debian's `chromium` (apt-get install -y chromium) or set CHROMIUM"
+    )
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `<tmp>/bb-<label>-<pid>-<n>`.
+    ///
+    /// # Errors
+    /// When the directory cannot be created.
+    pub fn new(label: &str) -> Result<TempDir> {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .subsec_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("bb-{label}-{}-{n}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+
+    /// The path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+type Pending = Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
+
+/// A running headless Chromium.
+pub struct Chromium {
+    child: Child,
+    pid: u32,
+    stdin: Mutex<ChildStdin>,
+    pending: Pending,
+    next_id: AtomicU64,
+    /// The profile (`--user-data-dir`).
+    pub profile: TempDir,
+    /// When the process was spawned.
+    pub started_at: Instant,
+}
+
+impl Chromium {
+    /// Launches Chromium (flags of EXTENSION-RECIPE §6 plus `--remote-debugging-pipe`)
+    /// with `extension_dir` loaded, showing `about:blank`.
+    ///
+    /// # Errors
+    /// When Chromium is missing or does not start.
+    pub async fn launch(extension_dir: &Path) -> Result<Chromium> {
+        let binary = chromium_binary()?;
+        let profile = TempDir::new("profile")?;
+        let ext = extension_dir.display().to_string();
+        let mut cmd = std::process::Command::new("sh");
+        // fd 3 = our writes (Chromium reads CDP), fd 4 = Chromium's CDP output.
+        cmd.arg("-c")
+            .arg("exec \"$@\" 3<&0 4>&1 0</dev/null 1>/dev/null")
+            .arg("sh")
+            .arg(&binary)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--silent-debugger-extension-api",
+                "--remote-debugging-pipe",
+                "--window-size=1280,900",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg(format!("--load-extension={ext}"))
+            .arg(format!("--disable-extensions-except={ext}"))
+            .arg("about:blank")
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if std::env::var_os("BB_CHROMIUM_LOG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            });
+        if std::env::var_os("BB_CHROMIUM_LOG").is_some() {
+            cmd.arg("--enable-logging=stderr");
+        }
+        let started_at = Instant::now();
+        let mut child = tokio::process::Command::from(cmd)
+            .kill_on_drop(true)
+            .spawn()
+            .context("spawning chromium")?;
+        let pid = child
+            .id()
+            .ok_or_else(|| anyhow!("chromium exited at once"))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let pending: Pending = Arc::default();
+        let reader_pending = pending.clone();
+        tokio::spawn(async move {
+            let mut buf = Vec::new();
+            let mut chunk = vec![0u8; 64 * 1024];
+            loop {
+                let n = match stdout.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                buf.extend_from_slice(&chunk[..n]);
+                while let Some(end) = buf.iter().position(|b| *b == 0) {
+                    let frame: Vec<u8> = buf.drain(..=end).collect();
+                    let Ok(msg) = serde_json::from_slice::<Value>(&frame[..frame.len() - 1]) else {
+                        continue;
+                    };
+                    if let Some(id) = msg.get("id").and_then(Value::as_u64)
+                        && let Some(tx) = reader_pending.lock().expect("lock").remove(&id)
+                    {
+                        let _ = tx.send(msg);
+                    }
+                }
+            }
+        });
+        Ok(Chromium {
+            child,
+            pid,
+            stdin: Mutex::new(stdin),
+            pending,
+            next_id: AtomicU64::new(1),
+            profile,
+            started_at,
+        })
+    }
+
+    /// One browser-level CDP command (optionally on an attached `session`); the
+    /// `result` object.
+    ///
+    /// # Errors
+    /// CDP's error, or no answer within 15 s.
+    pub async fn cdp(&self, method: &str, params: Value, session: Option<&str>) -> Result<Value> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("lock").insert(id, tx);
+        let mut bytes = serde_json::to_vec(&msg)?;
+        bytes.push(0);
+        {
+            let mut stdin = self.stdin.lock().await;
+            stdin
+                .write_all(&bytes)
+                .await
+                .context("writing to chromium's CDP pipe")?;
+            stdin.flush().await?;
+        }
+        let reply = tokio::time::timeout(Duration::from_secs(15), rx)
+            .await
+            .with_context(|| format!("{method}: no answer from chromium"))?
+            .map_err(|_| anyhow!("{method}: chromium closed the pipe"))?;
+        if let Some(error) = reply.get("error") {
+            bail!("{method}: {error}");
+        }
+        Ok(reply["result"].clone())
+    }
+
+    /// Every target (`Target.getTargets`): pages, service workers, …
+    ///
+    /// # Errors
+    /// As [`Chromium::cdp`].
+    pub async fn targets(&self) -> Result<Vec<Value>> {
+        let r = self.cdp("Target.getTargets", json!({}), None).await?;
+        Ok(r["targetInfos"].as_array().cloned().unwrap_or_default())
+    }
+
+    /// Waits until the extension's service worker runs.
+    ///
+    /// # Errors
+    /// When it does not start within `timeout`.
+    pub async fn wait_for_extension(&self, timeout: Duration) -> Result<()> {
+        let prefix = format!("chrome-extension://{EXTENSION_ID}/");
+        let until = Instant::now() + timeout;
+        loop {
+            let found = self.targets().await?.iter().any(|t| {
+                t["type"] == "service_worker"
+                    && t["url"].as_str().is_some_and(|u| u.starts_with(&prefix))
+            });
+            if found {
+                return Ok(());
+            }
+            if Instant::now() > until {
+                bail!("the extension's service worker did not start within {timeout:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Opens `url` in a new tab the way a user would and attaches to it; returns
+    /// `(targetId, sessionId)`.
+    ///
+    /// # Errors
+    /// As [`Chromium::cdp`].
+    pub async fn open_page(&self, url: &str) -> Result<(String, String)> {
+        let t = self
+            .cdp("Target.createTarget", json!({ "url": url }), None)
+            .await?;
+        let target = t["targetId"].as_str().context("no targetId")?.to_owned();
+        let a = self
+            .cdp(
+                "Target.attachToTarget",
+                json!({ "targetId": target, "flatten": true }),
+                None,
+            )
+            .await?;
+        let session = a["sessionId"].as_str().context("no sessionId")?.to_owned();
+        Ok((target, session))
+    }
+
+    /// Evaluates `expression` (awaiting promises) in an attached page; its value.
+    ///
+    /// # Errors
+    /// When CDP fails or the expression throws.
+    pub async fn eval(&self, session: &str, expression: &str) -> Result<Value> {
+        let r = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
+                Some(session),
+            )
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            bail!("{expression}: threw {ex}");
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// Closes a target (a tab), as a user closing it.
+    ///
+    /// # Errors
+    /// As [`Chromium::cdp`].
+    pub async fn close_target(&self, target: &str) -> Result<()> {
+        self.cdp("Target.closeTarget", json!({ "targetId": target }), None)
+            .await
+            .map(|_| ())
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        // The whole group: the browser and its zygote/renderer children.
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &format!("-{}", self.pid)])
+            .status();
+        let _ = self.child.start_kill();
+    }
+}

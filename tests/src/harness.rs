@@ -1,0 +1,457 @@
+//! The end-to-end stack: the real backend (`browser-bridge serve`), headless
+//! Chromium with the real wasm extension, paired with the real token, and a fixture
+//! page server. Used by `tests/tests/e2e_*.rs`, the demo and the corpus runs.
+//!
+//! # How to use (helpers D and F, read this)
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use browser_bridge_tests::harness::Stack;
+//! use serde_json::json;
+//! let stack = Stack::start().await?;                  // builds once, pairs, ~1–2 s
+//! let url = stack.fixtures.url("basic.html");          // http://127.0.0.1:<port>/basic.html
+//! let nav = stack.act(json!({"action": "navigate", "url": url})).await?;  // result JSON
+//! let tab = nav["tabId"].as_i64().unwrap();
+//! let r = stack.act(json!({"action": "evaluate", "tabId": tab, "expression": "return 1"})).await?;
+//! assert_eq!(r["value"], 1);
+//! let err = stack.act(json!({"action": "click", "tabId": tab, "selector": "#nope"})).await.unwrap_err();
+//! assert_eq!(err.code, "element_not_found");
+//! # Ok(()) }
+//! ```
+//!
+//! - [`Stack::start`] / [`Stack::start_with`]`(StackOptions { fixtures_dir, .. })`:
+//!   everything is torn down on drop (Chromium's process group killed, backend
+//!   killed, temp dirs removed).
+//! - [`Stack::act`]`(Value) -> Result<Value, ActError>`: `POST /v1/act` with the
+//!   bearer token; `Ok(result)` (the result object, with `action`), or
+//!   `Err(ActError { status, code, message })` (`code` is the §4 error code).
+//! - [`Stack::status`]: `GET /v1/status` (`connected`, `sessions`, `events`).
+//! - [`Stack::events`]: the `event` objects the backend received, oldest first.
+//! - `stack.base_url` (`http://127.0.0.1:<port>`), `stack.token`, `stack.ws_url`,
+//!   `stack.config_dir`, `stack.chromium` (a [`Chromium`] with a browser-level CDP
+//!   pipe for what a *user* does: [`Chromium::open_page`], [`Chromium::eval`],
+//!   [`Chromium::close_target`]), `stack.ack_ms` (Chromium spawn → extension
+//!   connected, ms).
+//! - [`Stack::popup`]: opens the extension popup as a page (a user's click on it)
+//!   and returns its CDP session, to press its buttons with [`Chromium::eval`].
+//! - [`ensure_built`]: builds the extension (`cargo xtask build-extension`) and the
+//!   backend binary once per test process, under a file lock shared by every test
+//!   binary; returns their paths.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Child;
+
+use crate::chromium::{Chromium, EXTENSION_ID, TempDir};
+use crate::fixtures::FixtureServer;
+
+/// Paths of the built pieces.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// `extension/dist/` (do not load it directly: [`Stack`] loads a copy).
+    pub extension_dist: PathBuf,
+    /// The `browser-bridge` binary.
+    pub backend_bin: PathBuf,
+}
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is in the workspace")
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+fn build_lock() -> Result<File> {
+    let dir = target_dir();
+    std::fs::create_dir_all(&dir)?;
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("bb-e2e-build.lock"))
+        .context("opening the e2e build lock")
+}
+
+/// Builds the extension (release profile, `cargo xtask build-extension`) and the
+/// backend binary, once per process, holding an exclusive file lock so concurrent
+/// test binaries do not build or copy at the same time.
+///
+/// # Errors
+/// When a build fails (the message carries cargo's exit status).
+pub fn ensure_built() -> Result<Built> {
+    static BUILT: OnceLock<Result<Built, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build().map_err(|e| format!("{e:#}")))
+        .clone()
+        .map_err(|e| anyhow!(e))
+}
+
+fn build() -> Result<Built> {
+    let lock = build_lock()?;
+    lock.lock().context("locking the e2e build lock")?;
+    let root = workspace_root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let run = |args: &[&str]| -> Result<()> {
+        let status = std::process::Command::new(&cargo)
+            .current_dir(&root)
+            .args(args)
+            .status()?;
+        if !status.success() {
+            bail!("cargo {} failed: {status}", args.join(" "));
+        }
+        Ok(())
+    };
+    run(&["run", "--quiet", "-p", "xtask", "--", "build-extension"])?;
+    run(&[
+        "build",
+        "--quiet",
+        "-p",
+        "browser-bridge",
+        "--bin",
+        "browser-bridge",
+    ])?;
+    let backend_bin = target_dir().join("debug").join("browser-bridge");
+    Ok(Built {
+        extension_dist: root.join("extension").join("dist"),
+        backend_bin,
+    })
+}
+
+/// Copies the built extension into `to` (under a shared lock: no build runs meanwhile).
+fn copy_extension(from: &Path, to: &Path) -> Result<()> {
+    let lock = build_lock()?;
+    lock.lock_shared().context("locking the e2e build lock")?;
+    copy_dir(from, to)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let dest = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// An error answer of `/v1/act`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActError {
+    /// HTTP status (422, 503, 504, …).
+    pub status: u16,
+    /// The §4 error code (`element_not_found`).
+    pub code: String,
+    /// The message.
+    pub message: String,
+}
+
+impl std::fmt::Display for ActError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.status, self.message)
+    }
+}
+
+impl std::error::Error for ActError {}
+
+/// Options of [`Stack::start_with`].
+#[derive(Debug, Clone, Default)]
+pub struct StackOptions {
+    /// Serve this directory instead of `tests/fixtures/`.
+    pub fixtures_dir: Option<PathBuf>,
+}
+
+/// The running stack; everything stops on drop.
+pub struct Stack {
+    /// The browser (drop order: first, so the extension does not reconnect noisily).
+    pub chromium: Chromium,
+    /// The fixture page server.
+    pub fixtures: FixtureServer,
+    /// `http://127.0.0.1:<port>` of the backend.
+    pub base_url: String,
+    /// `ws://127.0.0.1:<port>/extension`.
+    pub ws_url: String,
+    /// The pairing token.
+    pub token: String,
+    /// Chromium spawn → extension connected (`ack`), ms.
+    pub ack_ms: u64,
+    /// The backend's stderr so far (for failure messages).
+    pub backend_log: Arc<Mutex<String>>,
+    backend: Child,
+    http: reqwest::Client,
+    /// The backend's config dir (holds `pairing-token`).
+    pub config_dir: TempDir,
+    _extension: TempDir,
+}
+
+impl Stack {
+    /// [`Stack::start_with`] with default options.
+    ///
+    /// # Errors
+    /// When a build, the backend, Chromium or the pairing fails.
+    pub async fn start() -> Result<Stack> {
+        Self::start_with(StackOptions::default()).await
+    }
+
+    /// Builds (once), starts the backend and the fixture server, launches Chromium
+    /// with a copy of the extension, opens the pairing link
+    /// `chrome-extension://<id>/pair.html#token=…&backendUrl=…` as a user would, and
+    /// waits until the backend reports the extension connected.
+    ///
+    /// # Errors
+    /// As [`Stack::start`].
+    pub async fn start_with(options: StackOptions) -> Result<Stack> {
+        let built = tokio::task::spawn_blocking(ensure_built).await??;
+        let extension = TempDir::new("extension")?;
+        copy_extension(&built.extension_dist, extension.path())?;
+        let config_dir = TempDir::new("config")?;
+
+        let mut backend = tokio::process::Command::new(&built.backend_bin)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--extension-id",
+                EXTENSION_ID,
+                "--config-dir",
+            ])
+            .arg(config_dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("spawning {}", built.backend_bin.display()))?;
+        let backend_log = Arc::new(Mutex::new(String::new()));
+        let mut lines = BufReader::new(backend.stderr.take().expect("piped")).lines();
+        let base_url = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(line) = lines.next_line().await? {
+                backend_log
+                    .lock()
+                    .expect("lock")
+                    .push_str(&format!("{line}\n"));
+                if let Some(url) = line.trim().strip_prefix("listening on ") {
+                    return Ok::<_, anyhow::Error>(url.trim().to_owned());
+                }
+            }
+            bail!("the backend exited before listening")
+        })
+        .await
+        .context("the backend did not print `listening on …` within 20 s")??;
+        let log = backend_log.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                log.lock().expect("lock").push_str(&format!("{line}\n"));
+            }
+        });
+        let token = std::fs::read_to_string(config_dir.path().join("pairing-token"))
+            .context("reading the pairing token")?
+            .trim()
+            .to_owned();
+        let ws_url = format!("{}/extension", base_url.replacen("http://", "ws://", 1));
+
+        let fixtures = match &options.fixtures_dir {
+            Some(dir) => FixtureServer::start_dir(dir.clone()).await?,
+            None => FixtureServer::start().await?,
+        };
+        let chromium = Chromium::launch(extension.path()).await?;
+        chromium.wait_for_extension(Duration::from_secs(20)).await?;
+        let pair_url = format!(
+            "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",
+            encode(&token),
+            encode(&ws_url)
+        );
+        let (pair_target, _) = chromium.open_page(&pair_url).await?;
+        let mut stack = Stack {
+            chromium,
+            fixtures,
+            base_url,
+            ws_url,
+            token,
+            ack_ms: 0,
+            backend_log,
+            backend,
+            http: reqwest::Client::new(),
+            config_dir,
+            _extension: extension,
+        };
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            if stack
+                .status()
+                .await
+                .map(|s| s["connected"] == true)
+                .unwrap_or(false)
+            {
+                break;
+            }
+            if Instant::now() > until {
+                bail!(
+                    "the extension did not connect within 20 s; backend log:\n{}",
+                    stack.backend_log()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stack.ack_ms = stack.chromium.started_at.elapsed().as_millis() as u64;
+        stack.chromium.close_target(&pair_target).await?;
+        Ok(stack)
+    }
+
+    /// `POST /v1/act`: the result object, or the error.
+    ///
+    /// # Errors
+    /// [`ActError`] with the backend's status and §4 code (`transport` when the HTTP
+    /// call itself failed).
+    pub async fn act(&self, action: Value) -> Result<Value, ActError> {
+        let response = self
+            .http
+            .post(format!("{}/v1/act", self.base_url))
+            .bearer_auth(&self.token)
+            .json(&action)
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .map_err(|e| ActError {
+                status: 0,
+                code: "transport".into(),
+                message: e.to_string(),
+            })?;
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.map_err(|e| ActError {
+            status,
+            code: "transport".into(),
+            message: format!("body: {e}"),
+        })?;
+        if status == 200 {
+            return Ok(body);
+        }
+        Err(ActError {
+            status,
+            code: body["error"]["code"].as_str().unwrap_or("?").to_owned(),
+            message: body["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
+    /// `GET /v1/status`.
+    ///
+    /// # Errors
+    /// When the backend does not answer.
+    pub async fn status(&self) -> Result<Value> {
+        let r = self
+            .http
+            .get(format!("{}/v1/status", self.base_url))
+            .bearer_auth(&self.token)
+            .timeout(Duration::from_secs(10))
+            .send()
+            .await?;
+        Ok(r.json().await?)
+    }
+
+    /// The `event` objects the backend received (`{"event":"session_started",…}`),
+    /// oldest first.
+    ///
+    /// # Errors
+    /// When the backend does not answer.
+    pub async fn events(&self) -> Result<Vec<Value>> {
+        let status = self.status().await?;
+        Ok(status["events"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r["event"].clone()).collect())
+            .unwrap_or_default())
+    }
+
+    /// Polls [`Stack::events`] until one satisfies `pred` (at most `timeout`).
+    ///
+    /// # Errors
+    /// When none arrives in time (the message lists the events seen).
+    pub async fn wait_event(
+        &self,
+        timeout: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Result<Value> {
+        let until = Instant::now() + timeout;
+        loop {
+            let events = self.events().await?;
+            if let Some(e) = events.iter().find(|e| pred(e)) {
+                return Ok(e.clone());
+            }
+            if Instant::now() > until {
+                bail!(
+                    "no matching event within {timeout:?}; events: {}",
+                    Value::Array(events)
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Opens the extension popup as a page (what a user's click on the toolbar icon
+    /// shows) and returns `(targetId, sessionId)` for [`Chromium::eval`], after its
+    /// first status render.
+    ///
+    /// # Errors
+    /// When the page does not open or render.
+    pub async fn popup(&self) -> Result<(String, String)> {
+        let (target, session) = self
+            .chromium
+            .open_page(&format!("chrome-extension://{EXTENSION_ID}/popup.html"))
+            .await?;
+        let until = Instant::now() + Duration::from_secs(10);
+        while self
+            .chromium
+            .eval(&session, "document.body.dataset.globalStop !== undefined")
+            .await?
+            != true
+        {
+            if Instant::now() > until {
+                bail!("the popup did not render its status");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok((target, session))
+    }
+
+    /// The backend's stderr so far.
+    pub fn backend_log(&self) -> String {
+        self.backend_log.lock().expect("lock").clone()
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        let _ = self.backend.start_kill();
+    }
+}
+
+/// Percent-encodes everything but unreserved characters (for the pairing link).
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
