@@ -139,11 +139,11 @@ pub fn render_element(out: &mut String, element: &Element) {
     out.push_str(&element.uid.0);
     out.push(' ');
     out.push_str(&element.role);
-    if let Some(name) = element.name.as_deref().filter(|n| !n.trim().is_empty()) {
+    if let Some(name) = element.name.as_deref().filter(|n| has_visible_text(n)) {
         out.push(' ');
         push_quoted(out, name);
     }
-    if let Some(value) = element.value.as_deref().filter(|v| !v.is_empty()) {
+    if let Some(value) = element.value.as_deref().filter(|v| has_visible_text(v)) {
         out.push_str(" value=");
         push_quoted(out, value);
     }
@@ -161,15 +161,28 @@ pub fn render_element(out: &mut String, element: &Element) {
     }
 }
 
-/// Appends `text` in double quotes on one line, with `"` and `\` escaped and the
-/// whitespace collapsed, cut at [`ELEMENT_TEXT_MAX_CHARS`].
+/// Icon-font glyphs (Unicode private use areas) render as pictures on the page and
+/// as nothing to a model, so they are dropped from element lines.
+fn is_private_use(c: char) -> bool {
+    matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}')
+}
+
+/// True when `text` holds something besides whitespace and icon glyphs.
+fn has_visible_text(text: &str) -> bool {
+    text.chars()
+        .any(|c| !c.is_whitespace() && !is_private_use(c))
+}
+
+/// Appends `text` in double quotes on one line, with `"` and `\` escaped, the
+/// whitespace collapsed and icon glyphs dropped, cut at [`ELEMENT_TEXT_MAX_CHARS`].
 fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
     let mut chars = 0;
     let mut pending_space = false;
-    for c in text.trim().chars() {
+    for c in text.chars().filter(|c| !is_private_use(*c)) {
         if c.is_whitespace() {
-            pending_space = true;
+            // Leading whitespace is dropped; inner runs become one space.
+            pending_space = chars > 0;
             continue;
         }
         if chars >= ELEMENT_TEXT_MAX_CHARS {
@@ -271,6 +284,16 @@ mod tests {
         assert!(
             text.ends_with("truncated: markdown (cut at 30000 bytes), text (cut at 50000 bytes)\n")
         );
+    }
+
+    #[test]
+    fn icon_glyphs_are_dropped() {
+        let mut out = String::new();
+        render_element(&mut out, &element("e30", "link", Some("\u{e000}")));
+        assert_eq!(out, "e30 link");
+        out.clear();
+        render_element(&mut out, &element("e29", "button", Some("\u{e01e} Help")));
+        assert_eq!(out, "e29 button \"Help\"");
     }
 
     #[test]
