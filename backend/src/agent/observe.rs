@@ -55,14 +55,8 @@ pub const TERMINAL_CODES: [ErrorCode; 5] = [
 /// The observation of a successful result; `include_text` is the call's
 /// `includeText` option.
 pub fn of_result(result: &ActionResult, include_text: bool) -> Observation {
-    let rendered = render::render_result(result, include_text);
-    // Images (screenshots) are not sent to the model; their text summary is.
-    let content = rendered
-        .content
-        .iter()
-        .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
-        .collect::<Vec<_>>()
-        .join("\n");
+    // Screenshots: the model reads the one-line summary; the image is not sent.
+    let content = render::render_text(result, include_text);
     let (outcome, terminal, snapshot) = match result {
         ActionResult::Extract(extract) => {
             let mut outcome = format!("{} elements", extract.elements.len());

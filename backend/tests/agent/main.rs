@@ -15,7 +15,7 @@ use browser_bridge::agent::{AgentEvent, FinalReport, RunOptions, StopReason, run
 use browser_bridge::server::ServerHandle;
 use serde_json::{Value, json};
 
-use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text};
+use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 
 mod cli;
 
@@ -156,8 +156,12 @@ async fn a_failed_action_brings_a_reflection_then_a_changed_call_succeeds() {
     let browser = FakeBrowser::start(claim_page()).await;
     let llm = ScriptedLlm::start(vec![
         Reply::call(json!({"action": "click", "uid": "e9"})),
-        Reply::call(json!({"action": "click", "uid": "e2"}))
-            .saying("e9 does not exist on this page; the submit button is e2."),
+        // The model finds the button's uid in the page it was shown.
+        Reply::from_request(|request| {
+            let uid = uid_for(request, "button", "Submit claim").expect("the button's line");
+            Reply::call(json!({"action": "click", "uid": uid}))
+                .saying("e9 does not exist on this page; the submit button has its own uid.")
+        }),
         Reply::text("Submitted the claim.\nSTATUS: DONE"),
     ])
     .await;
@@ -176,6 +180,7 @@ async fn a_failed_action_brings_a_reflection_then_a_changed_call_succeeds() {
     assert_eq!(report.steps, 3);
     // Prelude navigate + extract, then the two clicks.
     assert_eq!(browser.actions(), ["navigate", "extract", "click", "click"]);
+    assert_eq!(browser.seen.lock().unwrap()[3]["uid"], "e2");
 
     // The model saw the page before its first step.
     let requests = llm.requests();

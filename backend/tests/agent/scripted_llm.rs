@@ -29,8 +29,12 @@ pub enum Wire {
     Anthropic,
 }
 
+/// Builds a reply from the request it answers (to act on uids or quote what the
+/// page said, as a model would).
+pub type ReplyFn = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
+
 /// One scripted reply.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Reply {
     /// Text content.
     pub text: String,
@@ -38,6 +42,19 @@ pub struct Reply {
     pub calls: Vec<Value>,
     /// (prompt, completion) tokens reported.
     pub usage: (u64, u64),
+    /// When set, the reply is built from the request instead.
+    pub dynamic: Option<ReplyFn>,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("text", &self.text)
+            .field("calls", &self.calls)
+            .field("usage", &self.usage)
+            .field("dynamic", &self.dynamic.is_some())
+            .finish()
+    }
 }
 
 impl Reply {
@@ -47,6 +64,7 @@ impl Reply {
             text: String::new(),
             calls: vec![arguments],
             usage: (100, 10),
+            dynamic: None,
         }
     }
 
@@ -56,6 +74,15 @@ impl Reply {
             text: text.into(),
             calls: Vec::new(),
             usage: (100, 10),
+            dynamic: None,
+        }
+    }
+
+    /// A reply built by `build` from the request it answers.
+    pub fn from_request(build: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Reply {
+        Reply {
+            dynamic: Some(Arc::new(build)),
+            ..Reply::default()
         }
     }
 
@@ -132,8 +159,16 @@ type Answer = (StatusCode, Json<Value>);
 
 fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Answer> {
     let mut shared = shared.lock().unwrap();
+    let next = shared.script.pop_front();
+    let next = match next {
+        Some(Reply {
+            dynamic: Some(build),
+            ..
+        }) => Some(build(&body)),
+        other => other,
+    };
     shared.requests.push(body);
-    let Some(reply) = shared.script.pop_front() else {
+    let Some(reply) = next else {
         return Err((
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": {"message": "the script is exhausted"}})),
@@ -331,4 +366,35 @@ pub fn last_user_text(request: &Value) -> String {
     }
     parts.reverse();
     parts.join("\n")
+}
+
+/// The uid of the element line of the newest page snapshot in `request` whose role
+/// is `role` and whose name contains `name` (`e5 textbox "Policy number"` → `e5`).
+pub fn uid_for(request: &Value, role: &str, name: &str) -> Option<String> {
+    all_text(request)
+        .lines()
+        .rev()
+        .filter_map(|line| {
+            let mut words = line.splitn(3, ' ');
+            let uid = words.next()?;
+            let line_role = words.next()?;
+            let rest = words.next()?;
+            (uid.starts_with('e')
+                && uid[1..].chars().all(|c| c.is_ascii_digit())
+                && line_role == role
+                && rest.starts_with('"')
+                && rest.contains(name))
+            .then(|| uid.to_owned())
+        })
+        .next()
+}
+
+/// Every string in a JSON value, one after the other, newline separated.
+fn all_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("{text}\n"),
+        Value::Array(items) => items.iter().map(all_text).collect(),
+        Value::Object(map) => map.values().map(all_text).collect(),
+        _ => String::new(),
+    }
 }
