@@ -84,6 +84,8 @@ impl ExtensionHarness {
             };
             let Ok((stream, _)) = accepted else { continue };
             let mut origin = None;
+            // The callback's error type is tungstenite's, not ours to shrink.
+            #[allow(clippy::result_large_err)]
             let callback = |request: &Request, response: Response| {
                 origin = request
                     .headers()
