@@ -1,0 +1,226 @@
+//! What counts as content: hidden and boilerplate subtrees, and the choice of the
+//! main-content root that Markdown is rendered from.
+//!
+//! Main content is the deepest element that still holds most of the page's prose
+//! (visible text outside links and outside boilerplate). That keeps the article and
+//! drops site chrome around it without a Readability-style guess that could lose
+//! article text: a node is only chosen if it contains [`PROSE_SHARE`] of the prose.
+
+use super::dom::{Dom, Kind, Shadow};
+
+/// Share of the page's prose the chosen root must contain.
+pub const PROSE_SHARE: f64 = 0.7;
+
+/// Share of the kept prose that descending may leave behind in siblings.
+pub const LEFT_BEHIND: f64 = 0.15;
+/// Prose bytes descending may always leave behind (a tagline, a dateline).
+pub const MIN_LEFT_BEHIND: f64 = 300.0;
+
+/// Elements whose subtree never reaches Markdown.
+const SKIP_TAGS: &[&str] = &[
+    "head", "script", "style", "noscript", "template", "svg", "canvas", "video", "audio", "object",
+    "embed", "button", "select", "input", "textarea", "option", "datalist", "dialog", "map",
+    "iframe", "frame", "frameset", "link", "meta", "title", "base",
+];
+
+/// Landmark tags that are site chrome, not content.
+const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside"];
+
+/// ARIA roles that are site chrome or overlays.
+const BOILERPLATE_ROLES: &[&str] = &[
+    "navigation",
+    "contentinfo",
+    "complementary",
+    "dialog",
+    "alertdialog",
+    "menu",
+    "menubar",
+    "search",
+    "banner",
+    "tooltip",
+];
+
+/// Per-node verdicts and text counts after exclusion.
+#[derive(Debug)]
+pub struct Content {
+    /// The subtree is left out of Markdown.
+    pub excluded: Vec<bool>,
+    /// Kept visible text bytes in the subtree.
+    pub text: Vec<usize>,
+    /// The part of [`Content::text`] inside links.
+    pub link: Vec<usize>,
+    /// The root Markdown is rendered from.
+    pub root: usize,
+}
+
+impl Content {
+    /// Prose bytes (text outside links) kept under `id`.
+    pub fn prose(&self, id: usize) -> usize {
+        self.text[id].saturating_sub(self.link[id])
+    }
+}
+
+/// True when the element itself hides its subtree: skipped tags, `aria-hidden`,
+/// `opacity: 0`, or a clipped box under 1 px (screen-reader-only text).
+pub fn hides_subtree(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    match node.kind {
+        Kind::Element => {}
+        Kind::Other => return true,
+        Kind::Document | Kind::Text => return false,
+    }
+    if node.shadow == Some(Shadow::UserAgent) {
+        return true;
+    }
+    if SKIP_TAGS.contains(&node.tag.as_str()) && node.content_doc.is_none() {
+        return true;
+    }
+    if dom
+        .attr(id, "aria-hidden")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        return true;
+    }
+    node.layout
+        .is_some_and(|l| l.transparent || (l.clips && l.is_tiny()))
+}
+
+/// True for landmarks and roles that are site chrome (nav, footer, aside, banner…).
+pub fn is_boilerplate(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    if node.kind != Kind::Element {
+        return false;
+    }
+    if BOILERPLATE_TAGS.contains(&node.tag.as_str()) {
+        return true;
+    }
+    dom.attr(id, "role").is_some_and(|r| {
+        r.split_whitespace()
+            .next()
+            .is_some_and(|r| BOILERPLATE_ROLES.contains(&r.to_ascii_lowercase().as_str()))
+    })
+}
+
+/// Decides exclusions and the main-content root.
+pub fn analyse(dom: &Dom<'_>) -> Content {
+    let n = dom.nodes.len();
+    let mut c = Content {
+        excluded: vec![false; n],
+        text: vec![0; n],
+        link: vec![0; n],
+        root: dom.root(),
+    };
+    // First pass: hidden subtrees only, to know each node's share of the page text.
+    count(dom, dom.root(), &mut c, false, &|_, _, _| false);
+    let total = c.text[dom.root()].max(1);
+    let raw_text = c.text.clone();
+    // Overlays (fixed/sticky) and chrome landmarks go, unless they hold most of the
+    // page (apps that render everything in one fixed container).
+    let chrome = |dom: &Dom<'_>, id: usize, _: &Content| {
+        let big = raw_text[id] * 2 > total;
+        !big && (is_boilerplate(dom, id) || dom.nodes[id].layout.is_some_and(|l| l.pinned))
+    };
+    c.excluded.iter_mut().for_each(|e| *e = false);
+    count(dom, dom.root(), &mut c, false, &chrome);
+    c.root = choose_root(dom, &c);
+    c
+}
+
+/// Post-order count of kept text; marks excluded subtrees.
+fn count(
+    dom: &Dom<'_>,
+    id: usize,
+    c: &mut Content,
+    in_link: bool,
+    chrome: &dyn Fn(&Dom<'_>, usize, &Content) -> bool,
+) {
+    if hides_subtree(dom, id) || chrome(dom, id, c) {
+        c.excluded[id] = true;
+        c.text[id] = 0;
+        c.link[id] = 0;
+        return;
+    }
+    let node = &dom.nodes[id];
+    if node.kind == Kind::Text {
+        let visible = node
+            .layout
+            .is_some_and(|l| !l.invisible && !l.is_offscreen());
+        let len = if visible { node.text.trim().len() } else { 0 };
+        c.text[id] = len;
+        c.link[id] = if in_link { len } else { 0 };
+        return;
+    }
+    let in_link = in_link || node.tag == "a";
+    let (mut text, mut link) = (0, 0);
+    for k in dom.render_children(id) {
+        count(dom, k, c, in_link, chrome);
+        text += c.text[k];
+        link += c.link[k];
+    }
+    c.text[id] = text;
+    c.link[id] = link;
+}
+
+/// Descends from the document while one child holds [`PROSE_SHARE`] of the prose.
+fn choose_root(dom: &Dom<'_>, c: &Content) -> usize {
+    let mut id = dom.root();
+    let total = c.prose(id);
+    if total == 0 {
+        return id;
+    }
+    let need = (total as f64 * PROSE_SHARE).ceil() as usize;
+    loop {
+        let here = c.prose(id);
+        // Descend only while the prose left behind is small next to what is kept:
+        // an article split over sibling blocks stays whole.
+        let next = dom
+            .render_children(id)
+            .into_iter()
+            .filter(|&k| !c.excluded[k] && is_container(dom, k))
+            .find(|&k| {
+                let kept = c.prose(k);
+                kept >= need
+                    && (here - kept) as f64 <= (kept as f64 * LEFT_BEHIND).max(MIN_LEFT_BEHIND)
+            });
+        match next {
+            Some(k) => id = k,
+            None => return id,
+        }
+    }
+}
+
+/// Elements a root may be: block containers, not a single paragraph, heading, list
+/// item, cell or inline run (choosing one of those would drop the text around it).
+fn is_container(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    match node.kind {
+        Kind::Document => true,
+        Kind::Element => {
+            !matches!(
+                node.tag.as_str(),
+                "p" | "h1"
+                    | "h2"
+                    | "h3"
+                    | "h4"
+                    | "h5"
+                    | "h6"
+                    | "li"
+                    | "pre"
+                    | "blockquote"
+                    | "td"
+                    | "th"
+                    | "tr"
+                    | "a"
+                    | "span"
+                    | "table"
+                    | "tbody"
+                    | "ul"
+                    | "ol"
+                    | "dl"
+                    | "figure"
+                    | "code"
+            ) && !node.layout.is_some_and(|l| l.inline)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,200 @@
+//! Interactive elements (PROTOCOL.md §6): the non-ignored accessibility nodes with an
+//! interactive role, in composed document order (shadow roots and same-origin frames
+//! included), with name, value, visibility and states, capped at [`ELEMENTS_MAX`].
+
+use std::collections::HashMap;
+
+use super::dom::{Dom, Kind, Shadow};
+use super::snapshot::AxNode;
+use crate::extract::{Checked, ELEMENTS_MAX};
+
+/// Roles an agent can act on.
+pub const INTERACTIVE_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "switch",
+    "slider",
+    "spinbutton",
+    "treeitem",
+];
+
+/// Longest accessible name kept (chars); longer names end with `…`.
+pub const NAME_MAX_CHARS: usize = 100;
+/// Longest value kept (chars).
+pub const VALUE_MAX_CHARS: usize = 200;
+
+/// One interactive element before it gets a uid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The DOM node, for the uid cache.
+    pub backend_node_id: i64,
+    /// Accessibility role.
+    pub role: String,
+    /// Accessible name, whitespace-collapsed and capped.
+    pub name: Option<String>,
+    /// Current value, capped.
+    pub value: Option<String>,
+    /// Rendered with an area inside the document and not `visibility:hidden`.
+    pub visible: bool,
+    /// Disabled.
+    pub disabled: bool,
+    /// Checked state.
+    pub checked: Option<Checked>,
+}
+
+/// The elements of a page and whether the cap dropped some.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Elements {
+    /// At most [`ELEMENTS_MAX`], in document order.
+    pub items: Vec<Candidate>,
+    /// More than [`ELEMENTS_MAX`] were found.
+    pub truncated: bool,
+}
+
+/// Picks interactive elements from every frame's AX nodes, ordered by `dom`'s
+/// flat-tree document order. Nodes the snapshot does not know and nodes inside
+/// user-agent shadow trees (media controls, input internals) are left out.
+/// Over the cap, invisible elements go first, then the tail.
+pub fn interactive_elements<'n>(
+    dom: &Dom<'_>,
+    ax: impl IntoIterator<Item = &'n AxNode>,
+) -> Elements {
+    let by_backend: HashMap<i64, usize> = dom
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.kind == Kind::Element)
+        .map(|(i, n)| (n.backend_node_id, i))
+        .collect();
+    let mut found: Vec<(usize, Candidate)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for node in ax {
+        if node.ignored {
+            continue;
+        }
+        let Some(role) = node.role.as_ref().and_then(|r| r.text()) else {
+            continue;
+        };
+        if !INTERACTIVE_ROLES.contains(&role.as_str()) {
+            continue;
+        }
+        let Some(backend) = node.backend_dom_node_id else {
+            continue;
+        };
+        let Some(&id) = by_backend.get(&backend) else {
+            continue;
+        };
+        if in_hidden_shadow(dom, id) || !seen.insert(backend) {
+            continue;
+        }
+        let prop = |name: &str| {
+            node.properties
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.value.text())
+        };
+        let checked = match prop("checked").as_deref() {
+            Some("true") => Some(Checked::True),
+            Some("false") => Some(Checked::False),
+            Some("mixed") => Some(Checked::Mixed),
+            _ if matches!(
+                role.as_str(),
+                "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
+            ) =>
+            {
+                Some(Checked::False)
+            }
+            _ => None,
+        };
+        let candidate = Candidate {
+            backend_node_id: backend,
+            name: node
+                .name
+                .as_ref()
+                .and_then(|v| v.text())
+                .and_then(|s| clean(&s, NAME_MAX_CHARS)),
+            value: node
+                .value
+                .as_ref()
+                .and_then(|v| v.text())
+                .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
+            visible: is_visible(dom, id),
+            disabled: prop("disabled").as_deref() == Some("true"),
+            checked,
+            role,
+        };
+        found.push((dom.nodes[id].order, candidate));
+    }
+    found.sort_by_key(|(order, _)| *order);
+    let mut items: Vec<Candidate> = found.into_iter().map(|(_, c)| c).collect();
+    let truncated = items.len() > ELEMENTS_MAX;
+    if truncated {
+        let visible = items.iter().filter(|c| c.visible).count();
+        if visible >= ELEMENTS_MAX {
+            items.retain(|c| c.visible);
+        } else {
+            // Keep every visible one and the first invisible ones, in order.
+            let mut spare = ELEMENTS_MAX - visible;
+            items.retain(|c| {
+                c.visible || {
+                    let keep = spare > 0;
+                    spare = spare.saturating_sub(1);
+                    keep
+                }
+            });
+        }
+        items.truncate(ELEMENTS_MAX);
+    }
+    Elements { items, truncated }
+}
+
+/// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`
+/// when empty.
+pub fn clean(s: &str, max: usize) -> Option<String> {
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.is_empty() {
+        return None;
+    }
+    if joined.chars().count() <= max {
+        return Some(joined);
+    }
+    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Some(cut)
+}
+
+/// Rendered with an area, not `visibility:hidden`, and inside the document's
+/// scrollable area (so it is in the viewport or can be scrolled into it).
+pub fn is_visible(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    let Some(l) = node.layout else { return false };
+    if l.invisible || l.transparent || l.is_empty() || l.is_offscreen() {
+        return false;
+    }
+    let mut p = node.parent;
+    while let Some(a) = p {
+        if dom.nodes[a]
+            .layout
+            .is_some_and(|l| l.transparent || (l.clips && l.is_tiny()))
+        {
+            return false;
+        }
+        p = dom.nodes[a].parent;
+    }
+    true
+}
+
+fn in_hidden_shadow(dom: &Dom<'_>, id: usize) -> bool {
+    dom.nodes[id].shadow == Some(Shadow::UserAgent)
+}

@@ -1,0 +1,399 @@
+//! DOM → Markdown of the main content (PROTOCOL.md §6): headings, paragraphs, lists,
+//! links with absolute URLs, pipe tables, code, quotes and image alt text, from the
+//! root [`content::analyse`] chose, skipping what it excluded. The result is cut to
+//! [`MARKDOWN_MAX_BYTES`] on a block boundary.
+
+use super::content::{self, Content};
+use super::dom::{Dom, Kind};
+use super::table;
+use super::url;
+use crate::extract::MARKDOWN_MAX_BYTES;
+use crate::text::floor_char_boundary;
+
+/// Rendered Markdown and whether it was cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Markdown {
+    /// The Markdown, at most the byte budget.
+    pub text: String,
+    /// Blocks were dropped to fit the budget.
+    pub truncated: bool,
+}
+
+/// The page's main content as Markdown, at most [`MARKDOWN_MAX_BYTES`].
+pub fn page_markdown(dom: &Dom<'_>) -> Markdown {
+    let content = content::analyse(dom);
+    let blocks = render(dom, &content, content.root);
+    join_blocks(&blocks, MARKDOWN_MAX_BYTES)
+}
+
+/// Joins blocks with blank lines, keeping whole blocks within `max` bytes. A first
+/// block larger than the budget is cut on a char boundary so something is returned.
+pub fn join_blocks(blocks: &[String], max: usize) -> Markdown {
+    let mut text = String::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let sep = if text.is_empty() { 0 } else { 2 };
+        if text.len() + sep + b.len() > max {
+            if text.is_empty() {
+                text.push_str(&b[..floor_char_boundary(b, max)]);
+            }
+            return Markdown {
+                text,
+                truncated: true,
+            };
+        }
+        if sep > 0 {
+            text.push_str("\n\n");
+        }
+        text.push_str(b);
+        let _ = i;
+    }
+    Markdown {
+        text,
+        truncated: false,
+    }
+}
+
+/// The Markdown blocks of the subtree at `id`.
+pub fn render(dom: &Dom<'_>, content: &Content, id: usize) -> Vec<String> {
+    let r = Renderer { dom, content };
+    let mut out = Out::default();
+    r.walk(id, &mut out, Ctx::default());
+    out.finish()
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Ctx {
+    /// Inside `<pre>`: keep whitespace.
+    pre: bool,
+    /// Inside a link: do not nest links.
+    link: bool,
+}
+
+/// Block list plus the inline run being built.
+#[derive(Debug, Default)]
+pub(crate) struct Out {
+    blocks: Vec<String>,
+    line: String,
+}
+
+impl Out {
+    /// Appends text with HTML whitespace collapsing.
+    fn text(&mut self, s: &str) {
+        let starts_ws = s.starts_with(|c: char| c.is_whitespace());
+        let ends_ws = s.ends_with(|c: char| c.is_whitespace());
+        let mut words = s.split_whitespace().peekable();
+        if words.peek().is_none() {
+            if !s.is_empty() {
+                self.space();
+            }
+            return;
+        }
+        if starts_ws {
+            self.space();
+        }
+        let mut first = true;
+        for w in words {
+            if !first {
+                self.line.push(' ');
+            }
+            self.line.push_str(w);
+            first = false;
+        }
+        if ends_ws {
+            self.space();
+        }
+    }
+
+    /// Appends already-formatted inline Markdown.
+    fn raw(&mut self, s: &str) {
+        self.line.push_str(s);
+    }
+
+    fn space(&mut self) {
+        if !self.line.is_empty() && !self.line.ends_with([' ', '\n']) {
+            self.line.push(' ');
+        }
+    }
+
+    fn newline(&mut self) {
+        let trimmed = self.line.trim_end_matches(' ').len();
+        self.line.truncate(trimmed);
+        if !self.line.is_empty() && !self.line.ends_with('\n') {
+            self.line.push('\n');
+        }
+    }
+
+    fn flush(&mut self) {
+        let t = self.line.trim();
+        if !t.is_empty() {
+            self.blocks.push(t.to_owned());
+        }
+        self.line.clear();
+    }
+
+    fn block(&mut self, b: String) {
+        self.flush();
+        if !b.trim().is_empty() {
+            self.blocks.push(b);
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Vec<String> {
+        self.flush();
+        self.blocks
+    }
+}
+
+pub(crate) struct Renderer<'d, 'a> {
+    pub(crate) dom: &'d Dom<'a>,
+    pub(crate) content: &'d Content,
+}
+
+impl Renderer<'_, '_> {
+    fn walk(&self, id: usize, out: &mut Out, ctx: Ctx) {
+        if self.content.excluded[id] {
+            return;
+        }
+        let node = &self.dom.nodes[id];
+        match node.kind {
+            Kind::Text => {
+                let Some(l) = node.layout else { return };
+                if l.invisible || l.is_offscreen() {
+                    return;
+                }
+                if ctx.pre {
+                    out.raw(node.text);
+                } else {
+                    out.text(node.text);
+                }
+                return;
+            }
+            Kind::Element => {}
+            _ => {
+                self.children(id, out, ctx);
+                return;
+            }
+        }
+        let tag = node.tag.as_str();
+        match tag {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                let level = usize::from(tag.as_bytes()[1] - b'0');
+                let text = self.inline(id, ctx);
+                if !text.is_empty() {
+                    out.block(format!("{} {}", "#".repeat(level), text));
+                }
+            }
+            "br" => out.newline(),
+            "hr" => out.block("---".to_owned()),
+            "a" => self.link(id, out, ctx),
+            "img" => {
+                let alt = self
+                    .dom
+                    .attr(id, "alt")
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !alt.is_empty() && node.layout.is_some_and(|l| !l.is_empty() && !l.invisible) {
+                    out.space();
+                    out.raw(&format!("![{}]", alt.replace(['[', ']'], "")));
+                    out.space();
+                }
+            }
+            "ul" | "ol" => out.block(self.list(id, tag == "ol", ctx)),
+            "table" => match table::render(self, id) {
+                Some(t) => out.block(t),
+                None => self.block_children(id, out, ctx),
+            },
+            "pre" => {
+                let mut inner = Out::default();
+                self.children(id, &mut inner, Ctx { pre: true, ..ctx });
+                let code = inner.line.trim_matches('\n').to_owned();
+                if !code.trim().is_empty() {
+                    let fence = if code.contains("```") { "~~~" } else { "```" };
+                    out.block(format!("{fence}\n{code}\n{fence}"));
+                }
+            }
+            "code" | "kbd" | "samp" if !ctx.pre => {
+                let text = self.inline(id, ctx);
+                if !text.is_empty() {
+                    out.space_if_glued();
+                    let tick = if text.contains('`') { "``" } else { "`" };
+                    out.raw(&format!("{tick}{text}{tick}"));
+                }
+            }
+            "blockquote" => {
+                let inner = self.sub_blocks(id, ctx);
+                if !inner.is_empty() {
+                    let quoted = inner
+                        .join("\n\n")
+                        .lines()
+                        .map(|l| {
+                            if l.is_empty() {
+                                ">".to_owned()
+                            } else {
+                                format!("> {l}")
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    out.block(quoted);
+                }
+            }
+            _ => {
+                let inline = node.layout.is_none_or(|l| l.inline) && !is_block_tag(tag);
+                if inline || ctx.pre {
+                    self.children(id, out, ctx);
+                } else {
+                    self.block_children(id, out, ctx);
+                }
+            }
+        }
+    }
+
+    fn children(&self, id: usize, out: &mut Out, ctx: Ctx) {
+        for k in self.dom.render_children(id) {
+            self.walk(k, out, ctx);
+        }
+    }
+
+    fn block_children(&self, id: usize, out: &mut Out, ctx: Ctx) {
+        out.flush();
+        self.children(id, out, ctx);
+        out.flush();
+    }
+
+    /// The blocks of `id`'s children, rendered on their own.
+    fn sub_blocks(&self, id: usize, ctx: Ctx) -> Vec<String> {
+        let mut inner = Out::default();
+        self.children(id, &mut inner, ctx);
+        inner.finish()
+    }
+
+    /// `id`'s content on one line.
+    fn inline(&self, id: usize, ctx: Ctx) -> String {
+        let mut inner = Out::default();
+        self.children(id, &mut inner, ctx);
+        let blocks = inner.finish();
+        blocks
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `id`'s content on one line, for table cells.
+    pub(crate) fn cell(&self, id: usize) -> String {
+        self.inline(id, Ctx::default())
+    }
+
+    fn link(&self, id: usize, out: &mut Out, ctx: Ctx) {
+        let text = self.inline(id, Ctx { link: true, ..ctx });
+        if text.is_empty() {
+            return;
+        }
+        let href = self.dom.attr(id, "href").unwrap_or("").trim();
+        let target = if ctx.link || href.is_empty() || href.starts_with('#') {
+            None
+        } else {
+            let abs = url::resolve(self.dom.base_url(self.dom.nodes[id].doc), href);
+            (abs.starts_with("http:") || abs.starts_with("https:") || abs.starts_with("mailto:"))
+                .then_some(abs)
+        };
+        out.space_if_glued();
+        match target {
+            Some(u) => out.raw(&format!(
+                "[{text}]({})",
+                u.replace(' ', "%20").replace(')', "%29")
+            )),
+            None => out.raw(&text),
+        }
+    }
+
+    fn list(&self, id: usize, ordered: bool, ctx: Ctx) -> String {
+        let mut items = Vec::new();
+        let mut n = self
+            .dom
+            .attr(id, "start")
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .unwrap_or(1);
+        for k in self.dom.render_children(id) {
+            if self.content.excluded[k] {
+                continue;
+            }
+            let blocks = if self.dom.nodes[k].tag == "li" {
+                self.sub_blocks(k, ctx)
+            } else {
+                let mut o = Out::default();
+                self.walk(k, &mut o, ctx);
+                o.finish()
+            };
+            if blocks.is_empty() {
+                continue;
+            }
+            let marker = if ordered {
+                format!("{n}. ")
+            } else {
+                "- ".to_owned()
+            };
+            n += 1;
+            let pad = " ".repeat(marker.len());
+            let body = blocks.join("\n");
+            let mut item = String::new();
+            for (i, line) in body.lines().enumerate() {
+                if i == 0 {
+                    item.push_str(&marker);
+                } else {
+                    item.push('\n');
+                    if !line.is_empty() {
+                        item.push_str(&pad);
+                    }
+                }
+                item.push_str(line);
+            }
+            items.push(item);
+        }
+        items.join("\n")
+    }
+}
+
+impl Out {
+    /// A space before inline markup when the previous text ends in a word character,
+    /// so `see[link](…)` does not glue.
+    fn space_if_glued(&mut self) {
+        if self
+            .line
+            .ends_with(|c: char| c.is_alphanumeric() || matches!(c, '.' | ',' | ':' | ';' | ')'))
+        {
+            self.line.push(' ');
+        }
+    }
+}
+
+/// Tags that start a block even when styled inline or not laid out.
+fn is_block_tag(tag: &str) -> bool {
+    matches!(
+        tag,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "header"
+            | "li"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "figure"
+            | "figcaption"
+            | "address"
+            | "details"
+            | "summary"
+            | "form"
+            | "fieldset"
+            | "tr"
+            | "body"
+            | "html"
+            | "caption"
+            | "legend"
+    )
+}

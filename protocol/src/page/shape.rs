@@ -1,0 +1,98 @@
+//! The whole pure half of `extract` (PROTOCOL.md §6, §8): from what CDP returned to
+//! the [`ExtractResult`], with uids from the tab's [`UidCache`].
+
+use serde::{Deserialize, Serialize};
+
+use super::dom::{Dom, Kind};
+use super::elements::interactive_elements;
+use super::markdown::page_markdown;
+use super::snapshot::{AxTree, CapturedSnapshot};
+use super::uids::UidCache;
+use super::url;
+use crate::extract::{Element, ExtractResult, TEXT_MAX_BYTES, Truncated};
+use crate::ids::TabId;
+use crate::obstacle::{ObstacleInput, detect_obstacle, is_captcha_frame_url};
+use crate::text::truncate_bytes;
+
+/// Everything `extract` gathers through CDP, in three kinds of call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInputs {
+    /// `DOMSnapshot.captureSnapshot` with
+    /// [`COMPUTED_STYLES`](super::snapshot::COMPUTED_STYLES).
+    pub snapshot: CapturedSnapshot,
+    /// `Accessibility.getFullAXTree` of each document's frame (any order).
+    pub ax_trees: Vec<AxTree>,
+    /// `document.body.innerText`.
+    pub text: String,
+}
+
+/// Shapes `inputs` into the `extract` result of `tab`, numbering new elements
+/// through `uids` (known nodes keep their uid).
+pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> ExtractResult {
+    let dom = Dom::new(&inputs.snapshot);
+    let (url, title) = url_and_title(&inputs.snapshot);
+    let markdown = page_markdown(&dom);
+    let found = interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()));
+    let ids: Vec<i64> = found.items.iter().map(|c| c.backend_node_id).collect();
+    let assigned = uids.assign(&ids);
+    let elements: Vec<Element> = found
+        .items
+        .into_iter()
+        .zip(assigned)
+        .map(|(c, uid)| Element {
+            uid,
+            role: c.role,
+            name: c.name,
+            value: c.value,
+            visible: Some(c.visible),
+            disabled: c.disabled.then_some(true),
+            checked: c.checked,
+        })
+        .collect();
+    let (text, text_cut) = truncate_bytes(&inputs.text, TEXT_MAX_BYTES);
+    let obstacle = detect_obstacle(&ObstacleInput {
+        url: &url,
+        title: &title,
+        markdown: &markdown.text,
+        elements: &elements,
+        captcha_frame: has_captcha_frame(&dom),
+    });
+    ExtractResult {
+        tab_id: tab,
+        url,
+        title,
+        text: text.to_owned(),
+        markdown: markdown.text,
+        elements,
+        obstacle,
+        truncated: Truncated {
+            text: text_cut,
+            markdown: markdown.truncated,
+            elements: found.truncated,
+        }
+        .into_option(),
+    }
+}
+
+/// The main document's URL and title.
+pub fn url_and_title(snapshot: &CapturedSnapshot) -> (String, String) {
+    let Some(doc) = snapshot.documents.first() else {
+        return (String::new(), String::new());
+    };
+    let get = |i| snapshot.string(i).unwrap_or("").to_owned();
+    (get(doc.document_url), get(doc.title).trim().to_owned())
+}
+
+/// A known challenge iframe anywhere: a document of the snapshot from a captcha
+/// host, or an `<iframe src>` pointing at one (cross-origin frames are not in the
+/// snapshot, but their element is).
+pub fn has_captcha_frame(dom: &Dom<'_>) -> bool {
+    dom.nodes.iter().enumerate().any(|(id, n)| {
+        n.kind == Kind::Element
+            && n.tag == "iframe"
+            && dom
+                .attr(id, "src")
+                .is_some_and(|src| is_captcha_frame_url(&url::resolve(dom.base_url(n.doc), src)))
+    }) || (1..dom.doc_start.len()).any(|d| is_captcha_frame_url(dom.document_url(d)))
+}

@@ -1,0 +1,202 @@
+//! Element filtering, uids and obstacle detection through `shape_extract`, on
+//! snapshots recorded from headless Chromium, plus the 200-element cap.
+
+use browser_bridge_protocol::TabId;
+use browser_bridge_protocol::extract::{Checked, Confidence, ELEMENTS_MAX, ObstacleType};
+use browser_bridge_protocol::page::snapshot::{AxNode, AxTree, AxValue, CapturedSnapshot};
+use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
+use serde_json::json;
+
+fn load(name: &str) -> PageInputs {
+    let path = format!(
+        "{}/tests/page_fixtures/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture shape")
+}
+
+fn summary(inputs: &PageInputs, uids: &mut UidCache) -> Vec<String> {
+    shape_extract(TabId(3), inputs, uids)
+        .elements
+        .iter()
+        .map(|e| format!("{} {} {}", e.uid, e.role, e.name.as_deref().unwrap_or("")))
+        .collect()
+}
+
+#[test]
+fn hidden_elements_are_left_out() {
+    let inputs = load("hidden");
+    assert_eq!(
+        summary(&inputs, &mut UidCache::new()),
+        ["e0 button Visible button"]
+    );
+}
+
+#[test]
+fn shadow_and_frame_elements_in_document_order_with_states() {
+    let inputs = load("shadow");
+    let result = shape_extract(TabId(3), &inputs, &mut UidCache::new());
+    let got: Vec<_> = result
+        .elements
+        .iter()
+        .map(|e| {
+            (
+                e.uid.0.as_str(),
+                e.role.as_str(),
+                e.name.as_deref(),
+                e.visible,
+                e.checked,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("e0", "button", Some("Shadow button"), Some(true), None),
+            ("e1", "link", Some("Frame link"), Some(true), None),
+            (
+                "e2",
+                "checkbox",
+                Some("Frame checkbox"),
+                Some(true),
+                Some(Checked::True)
+            ),
+        ]
+    );
+    assert_eq!(result.title, "Shadow and frame");
+    assert!(
+        result.url.ends_with("/extract/shadow.html"),
+        "{}",
+        result.url
+    );
+    assert!(result.truncated.is_none());
+}
+
+#[test]
+fn re_extract_keeps_uids_and_navigation_makes_them_stale() {
+    let inputs = load("navlogin");
+    let mut uids = UidCache::new();
+    let first = summary(&inputs, &mut uids);
+    assert_eq!(first.len(), 10);
+    assert_eq!(first[3], "e3 link Log in");
+    assert_eq!(summary(&inputs, &mut uids), first);
+    uids.invalidate();
+    let after = summary(&inputs, &mut uids);
+    assert_eq!(after[0], "e10 link Home");
+    let err = uids
+        .resolve(&browser_bridge_protocol::Uid::from_index(3))
+        .unwrap_err();
+    assert_eq!(err.code, browser_bridge_protocol::ErrorCode::ElementStale);
+}
+
+#[test]
+fn login_page_is_an_auth_wall_and_a_nav_login_link_is_not() {
+    let login = shape_extract(TabId(1), &load("login"), &mut UidCache::new());
+    let obstacle = login.obstacle.expect("login page flagged");
+    assert_eq!(obstacle.obstacle_type, ObstacleType::AuthWall);
+    assert_eq!(obstacle.confidence, Confidence::High);
+    let names: Vec<_> = login
+        .elements
+        .iter()
+        .map(|e| (e.role.as_str(), e.name.as_deref()))
+        .collect();
+    assert!(names.contains(&("textbox", Some("Password"))), "{names:?}");
+    let news = shape_extract(TabId(1), &load("navlogin"), &mut UidCache::new());
+    assert_eq!(news.obstacle, None);
+}
+
+/// A document with `n` buttons, the odd ones without area (invisible).
+fn many_buttons(n: usize) -> PageInputs {
+    let mut parent = vec![-1, 0, 1];
+    let mut node_type = vec![9, 1, 1];
+    let mut names = vec![0, 1, 2];
+    let mut backend = vec![1, 2, 3];
+    let mut layout_nodes = vec![1, 2];
+    let mut bounds = vec![json!([0, 0, 800, 600]), json!([0, 0, 800, 600])];
+    let mut styles = vec![json!([4, 5, 6, 7, 5, 5]), json!([4, 5, 6, 7, 5, 5])];
+    for i in 0..n {
+        parent.push(2);
+        node_type.push(1);
+        names.push(3);
+        backend.push(100 + i as i64);
+        layout_nodes.push(3 + i as i64);
+        let h = if i % 2 == 0 { 20 } else { 0 };
+        bounds.push(json!([0, 20 * i, 80, h]));
+        styles.push(json!([8, 5, 6, 7, 5, 5]));
+    }
+    let snapshot: CapturedSnapshot = serde_json::from_value(json!({
+        "strings": ["#document", "HTML", "BODY", "BUTTON", "block", "visible", "static", "1", "inline-block"],
+        "documents": [{
+            "documentURL": -1, "title": -1, "baseURL": -1, "frameId": -1,
+            "nodes": {"parentIndex": parent, "nodeType": node_type, "nodeName": names,
+                      "backendNodeId": backend},
+            "layout": {"nodeIndex": layout_nodes, "styles": styles, "bounds": bounds}
+        }]
+    }))
+    .expect("snapshot");
+    // AX order deliberately reversed: document order comes from the snapshot.
+    let nodes = (0..n)
+        .rev()
+        .map(|i| AxNode {
+            role: Some(AxValue {
+                value_type: "role".into(),
+                value: Some(json!("button")),
+            }),
+            name: Some(AxValue {
+                value_type: "computedString".into(),
+                value: Some(json!(format!("B{i}"))),
+            }),
+            backend_dom_node_id: Some(100 + i as i64),
+            ..AxNode::default()
+        })
+        .collect();
+    PageInputs {
+        snapshot,
+        ax_trees: vec![AxTree { nodes }],
+        text: String::new(),
+    }
+}
+
+#[test]
+fn elements_cap_at_200_keeping_visible_ones_in_order() {
+    let result = shape_extract(TabId(1), &many_buttons(5_000), &mut UidCache::new());
+    assert_eq!(result.elements.len(), ELEMENTS_MAX);
+    assert!(
+        result
+            .truncated
+            .is_some_and(|t| t.elements && !t.markdown && !t.text)
+    );
+    assert!(result.elements.iter().all(|e| e.visible == Some(true)));
+    let names: Vec<_> = result
+        .elements
+        .iter()
+        .take(3)
+        .map(|e| e.name.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["B0", "B2", "B4"]);
+    assert_eq!(result.elements[199].uid.0, "e199");
+
+    let small = shape_extract(TabId(1), &many_buttons(6), &mut UidCache::new());
+    assert!(small.truncated.is_none());
+    let vis: Vec<_> = small.elements.iter().map(|e| e.visible).collect();
+    assert_eq!(
+        vis,
+        [
+            Some(true),
+            Some(false),
+            Some(true),
+            Some(false),
+            Some(true),
+            Some(false)
+        ]
+    );
+}
+
+#[test]
+fn text_is_cut_on_a_char_boundary() {
+    let mut inputs = load("table");
+    inputs.text = "é".repeat(30_000); // 60 000 bytes
+    let result = shape_extract(TabId(1), &inputs, &mut UidCache::new());
+    assert_eq!(result.text.len(), 50_000);
+    assert!(result.truncated.is_some_and(|t| t.text && !t.elements));
+}

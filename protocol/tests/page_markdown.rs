@@ -1,0 +1,110 @@
+//! Markdown shaping on snapshots recorded from headless Chromium
+//! (`tests/fixtures/extract/*.html`, captured with `corpus capture-file`).
+
+use browser_bridge_protocol::page::markdown::{join_blocks, page_markdown};
+use browser_bridge_protocol::page::{PageInputs, dom::Dom};
+
+fn load(name: &str) -> PageInputs {
+    let path = format!(
+        "{}/tests/page_fixtures/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture shape")
+}
+
+fn markdown(name: &str) -> String {
+    let inputs = load(name);
+    page_markdown(&Dom::new(&inputs.snapshot)).text
+}
+
+#[test]
+fn article_blocks_and_no_overlays_or_chrome() {
+    let md = markdown("cookie");
+    let base = md
+        .split("](")
+        .nth(1)
+        .and_then(|s| s.split("/extract/").next())
+        .expect("a link");
+    assert!(base.starts_with("http://127.0.0.1:"), "{md}");
+    let want = format!(
+        "# Tide tables explained\n\n\
+         The tide rises and falls twice a day along most coasts, driven by the pull of the moon.\n\n\
+         Read the [harbour guide]({base}/extract/guide.html) before you sail.\n\n\
+         ## Spring and neap tides\n\n\
+         - Spring tides have the largest range.\n\
+         - Neap tides have the smallest range.\n\n\
+         > Time and tide wait for no man.\n\n\
+         ```\nhigh_water = 06:12\nlow_water  = 12:25\n```\n\n\
+         Use `tide --port brest` to print today's table. ![A breaking wave]"
+    );
+    assert_eq!(md, want);
+    for gone in ["cookies", "newsletter", "Subscribe", "Home", "Copyright"] {
+        assert!(!md.contains(gone), "{gone} leaked into {md}");
+    }
+}
+
+#[test]
+fn hidden_nodes_are_left_out() {
+    let md = markdown("hidden");
+    assert_eq!(
+        md,
+        "# Visible heading\n\nVisible paragraph one about lighthouses.\n\n\
+         Visible paragraph two about harbours."
+    );
+}
+
+#[test]
+fn table_becomes_pipe_table() {
+    let md = markdown("table");
+    assert_eq!(
+        md,
+        "# Ports\n\n\
+         | Port | Country | Depth (m) |\n\
+         | --- | --- | --- |\n\
+         | Brest | France | 12 |\n\
+         | Kiel | Germany | 9\\|10 |\n\
+         | Unknown |  | 3 |\n\n\
+         Depths are at low water."
+    );
+}
+
+#[test]
+fn shadow_root_and_same_origin_frame_are_read_in_place() {
+    let md = markdown("shadow");
+    let order = [
+        "Light DOM paragraph before the widget.",
+        "## Slotted harbour title",
+        "Shadow paragraph about moorings.",
+        "Light DOM paragraph between the widget and the frame.",
+        "Frame paragraph about buoys.",
+        "[Frame link](http://127.0.0.1:",
+        "Light DOM paragraph after the frame.",
+    ];
+    let mut at = 0;
+    for piece in order {
+        let found = md[at..]
+            .find(piece)
+            .unwrap_or_else(|| panic!("{piece:?} missing or out of order in {md}"));
+        at += found + piece.len();
+    }
+    assert!(
+        !md.contains("Shadow button"),
+        "buttons belong to elements: {md}"
+    );
+}
+
+#[test]
+fn truncation_keeps_whole_blocks() {
+    let blocks: Vec<String> = (0..5)
+        .map(|i| format!("Paragraph {i} {}", "x".repeat(20)))
+        .collect();
+    let all = join_blocks(&blocks, 10_000);
+    assert!(!all.truncated);
+    assert_eq!(all.text.matches("\n\n").count(), 4);
+    let cut = join_blocks(&blocks, 70);
+    assert!(cut.truncated);
+    assert_eq!(cut.text, format!("{}\n\n{}", blocks[0], blocks[1]));
+    // A single block above the budget is cut on a char boundary rather than dropped.
+    let wide = join_blocks(&["é".repeat(10)], 5);
+    assert_eq!((wide.text.as_str(), wide.truncated), ("éé", true));
+}

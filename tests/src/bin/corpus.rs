@@ -1,0 +1,109 @@
+//! `corpus`: capture extract inputs from headless Chromium and measure markdown quality.
+//!
+//! - `corpus capture --out DIR [--only NAME]`: serve each `pages/<name>/source.html`,
+//!   load it in headless Chromium, store DOMSnapshot + AX trees + innerText as
+//!   `DIR/<name>.json`.
+//! - `corpus capture-file --root DIR --path REL --out FILE`: the same for one file
+//!   (used to record the small fixtures of the protocol crate's page tests).
+//! - `corpus measure --captures DIR`: shape every capture with the pure page logic and
+//!   print recall, markdown bytes, elements per page.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use browser_bridge_tests::corpus::{capture, cdp, measure, serve};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Capture every corpus page.
+    Capture {
+        /// Corpus pages directory.
+        #[arg(long, default_value = "../shared/corpus/pages")]
+        pages: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Only this page.
+        #[arg(long)]
+        only: Option<String>,
+    },
+    /// Capture one served file.
+    CaptureFile {
+        /// Directory to serve.
+        #[arg(long)]
+        root: PathBuf,
+        /// Path under it to load.
+        #[arg(long)]
+        path: String,
+        /// Output JSON file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Shape captures and print the table.
+    Measure {
+        /// Corpus pages directory (for expected.html).
+        #[arg(long, default_value = "../shared/corpus/pages")]
+        pages: PathBuf,
+        /// Captures directory.
+        #[arg(long)]
+        captures: PathBuf,
+        /// Also write each page's markdown to this directory.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    match Cli::parse().cmd {
+        Cmd::Capture { pages, out, only } => {
+            std::fs::create_dir_all(&out)?;
+            let server = serve::StaticServer::start(pages.clone()).await?;
+            let browser = cdp::Browser::launch().await?;
+            let mut names: Vec<String> = std::fs::read_dir(&pages)?
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| only.as_ref().is_none_or(|o| o == n))
+                .collect();
+            names.sort();
+            for name in names {
+                let mut tab = cdp::Tab::open(&browser).await?;
+                let url = format!("{}/{name}/source.html", server.base);
+                if let Err(e) = tab.goto(&url).await {
+                    eprintln!("{name}: load: {e}");
+                }
+                match capture::capture(&mut tab).await {
+                    Ok(c) => {
+                        std::fs::write(out.join(format!("{name}.json")), serde_json::to_vec(&c)?)?;
+                        eprintln!("{name}: {:.0} ms", c.ms);
+                    }
+                    Err(e) => eprintln!("{name}: capture: {e}"),
+                }
+                let _ = tab.call("Page.close", serde_json::json!({})).await;
+            }
+        }
+        Cmd::CaptureFile { root, path, out } => {
+            let server = serve::StaticServer::start(root).await?;
+            let browser = cdp::Browser::launch().await?;
+            let mut tab = cdp::Tab::open(&browser).await?;
+            tab.goto(&format!("{}/{path}", server.base)).await?;
+            let c = capture::trimmed(capture::capture(&mut tab).await?);
+            std::fs::write(&out, serde_json::to_vec(&c)?)?;
+        }
+        Cmd::Measure {
+            pages,
+            captures,
+            dump,
+        } => {
+            let rows = measure::measure_dir(&pages, &captures, dump.as_deref())?;
+            print!("{}", measure::table(&rows));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! Gathers, straight over CDP, the same inputs the extension's `extract` gathers, and
+//! stores them as one JSON file per page so that shaping can be iterated natively.
+
+use anyhow::Result;
+use browser_bridge_protocol::page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::cdp::Tab;
+
+/// Everything `extract` reads from one page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capture {
+    /// `DOMSnapshot.captureSnapshot` with [`COMPUTED_STYLES`].
+    pub snapshot: CapturedSnapshot,
+    /// `Accessibility.getFullAXTree`, one per document of the snapshot (same order).
+    pub ax_trees: Vec<AxTree>,
+    /// `document.body.innerText`.
+    pub text: String,
+    /// Milliseconds the CDP calls took.
+    pub ms: f64,
+}
+
+/// Captures the page currently loaded in `tab`.
+pub async fn capture(tab: &mut Tab) -> Result<Capture> {
+    let start = std::time::Instant::now();
+    let raw = tab
+        .call(
+            "DOMSnapshot.captureSnapshot",
+            json!({"computedStyles": COMPUTED_STYLES}),
+        )
+        .await?;
+    let snapshot: CapturedSnapshot = serde_json::from_value(raw)?;
+    let mut ax_trees = Vec::new();
+    for doc in &snapshot.documents {
+        let frame = snapshot.string(doc.frame_id).unwrap_or_default().to_owned();
+        let tree = tab
+            .call("Accessibility.getFullAXTree", json!({"frameId": frame}))
+            .await
+            .unwrap_or(Value::Null);
+        ax_trees.push(serde_json::from_value(tree).unwrap_or_default());
+    }
+    let text = tab
+        .call(
+            "Runtime.evaluate",
+            json!({"expression": "document.body ? document.body.innerText : ''", "returnByValue": true}),
+        )
+        .await?;
+    Ok(Capture {
+        snapshot,
+        ax_trees,
+        text: text["result"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        ms: start.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+/// A smaller copy for committed fixtures: text-run AX nodes and AX properties other
+/// than `disabled`/`checked` dropped (shaping never reads them).
+pub fn trimmed(mut c: Capture) -> Capture {
+    for tree in &mut c.ax_trees {
+        tree.nodes.retain(|n| {
+            let role = n.role.as_ref().and_then(|r| r.text()).unwrap_or_default();
+            !matches!(
+                role.as_str(),
+                "InlineTextBox" | "StaticText" | "LineBreak" | "ListMarker"
+            )
+        });
+        for n in &mut tree.nodes {
+            n.properties
+                .retain(|p| matches!(p.name.as_str(), "disabled" | "checked"));
+        }
+    }
+    c.ms = 0.0;
+    c
+}
