@@ -311,8 +311,10 @@ impl Chromium {
 impl Drop for Chromium {
     fn drop(&mut self) {
         // The whole group: the browser and its zygote/renderer children.
+        // `-s KILL --` matters: procps `kill -KILL -<pgid>` reads `-<pgid>` as
+        // options and ends up calling kill(-1, SIGKILL), i.e. every process.
         let _ = std::process::Command::new("kill")
-            .args(["-KILL", &format!("-{}", self.pid)])
+            .args(["-s", "KILL", "--", &format!("-{}", self.pid)])
             .status();
         let _ = self.child.start_kill();
     }
