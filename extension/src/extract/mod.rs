@@ -1,15 +1,103 @@
-//! `extract` (PROTOCOL.md §6): owned by the extract work (helper D), who replaces
-//! this placeholder. Runs with the tab's lock held and its session attached; see
-//! `crate::sessions` and `crate::cdp` for the helpers.
+//! `extract` (PROTOCOL.md §6, §8): gather through CDP, shape with the protocol
+//! crate's pure page logic (`browser_bridge_protocol::page`).
+//!
+//! Round trips: `DOMSnapshot.captureSnapshot` (DOM in flat-tree order with layout and
+//! [`COMPUTED_STYLES`], all same-origin frames), `Accessibility.getFullAXTree` of the
+//! main frame and `Runtime.evaluate` of `innerText` go out together; then one
+//! `getFullAXTree` per same-origin iframe the snapshot found, also together. No page
+//! script beyond reading `innerText`, so a page that overrides prototypes cannot
+//! change what the agent reads. The uids come from the session's cache (§6).
 
+use browser_bridge_protocol::page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
+use browser_bridge_protocol::page::{PageInputs, shape_extract};
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
+use futures::future::join_all;
+use serde_json::json;
+use wasm_bindgen::JsValue;
+
+use crate::{cdp, chrome, sessions};
+
+/// Per-command timeout of the gathering calls (ms); `extract`'s deadline is 20 s.
+const GATHER_TIMEOUT_MS: u32 = 15_000;
+
+/// `document.body.innerText` (§6 `text`), empty for a document without body.
+const INNER_TEXT: &str = "document.body ? document.body.innerText : ''";
 
 /// Reads the page of `tab`: markdown, text, elements with uids, obstacle.
 ///
 /// # Errors
-/// `invalid_action` until implemented.
+/// `timeout` when CDP does not answer in time, `internal_error` naming the CDP method
+/// otherwise, `session_not_found` when the session ended meanwhile.
 pub async fn extract(tab: TabId) -> Result<ActionResult, BridgeError> {
-    Err(BridgeError::invalid_action(format!(
-        "extract (tab {tab}): not yet supported"
-    )))
+    let inputs = gather(tab).await?;
+    sessions::with_session(tab, |s| shape_extract(tab, &inputs, &mut s.uids))
+        .map(ActionResult::Extract)
+        .ok_or_else(|| sessions::no_tab(tab))
+}
+
+/// The CDP half of `extract`: snapshot, accessibility trees, innerText.
+///
+/// # Errors
+/// As [`extract`].
+pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
+    let snapshot = cdp::send_raw(
+        tab,
+        "DOMSnapshot.captureSnapshot",
+        json!({ "computedStyles": COMPUTED_STYLES }),
+        GATHER_TIMEOUT_MS,
+    );
+    let main_ax = cdp::send_raw(
+        tab,
+        "Accessibility.getFullAXTree",
+        json!({}),
+        GATHER_TIMEOUT_MS,
+    );
+    let text = cdp::send_with_timeout(
+        tab,
+        "Runtime.evaluate",
+        json!({ "expression": INNER_TEXT, "returnByValue": true }),
+        GATHER_TIMEOUT_MS,
+    );
+    let (snapshot, main_ax, text) = futures::join!(snapshot, main_ax, text);
+    let snapshot: CapturedSnapshot = chrome::from_js(&snapshot?).map_err(|e| {
+        BridgeError::internal(format!("DOMSnapshot.captureSnapshot: {}", e.message))
+    })?;
+    let mut ax_trees = vec![decode_ax(&main_ax?)?];
+    // Same-origin iframes: their documents are in the snapshot, their AX trees are not
+    // in the main frame's. A frame that went away meanwhile just has no elements.
+    let frames: Vec<String> = snapshot
+        .documents
+        .iter()
+        .skip(1)
+        .filter_map(|d| snapshot.string(d.frame_id).map(str::to_owned))
+        .collect();
+    let frame_trees = join_all(frames.iter().map(|frame| {
+        cdp::send_raw(
+            tab,
+            "Accessibility.getFullAXTree",
+            json!({ "frameId": frame }),
+            GATHER_TIMEOUT_MS,
+        )
+    }))
+    .await;
+    ax_trees.extend(
+        frame_trees
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter_map(|t| decode_ax(&t).ok()),
+    );
+    let text = text?;
+    Ok(PageInputs {
+        snapshot,
+        ax_trees,
+        text: text["result"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    })
+}
+
+fn decode_ax(raw: &JsValue) -> Result<AxTree, BridgeError> {
+    chrome::from_js::<AxTree>(raw)
+        .map_err(|e| BridgeError::internal(format!("Accessibility.getFullAXTree: {}", e.message)))
 }
