@@ -264,6 +264,36 @@ mod tests {
         assert_eq!(api_key(Provider::Openai, other_provider), None);
     }
 
+    /// With TLS compiled in, an https base URL gets as far as the handshake (a
+    /// server that hangs up fails it) instead of being refused as an unsupported
+    /// scheme before any connection.
+    #[tokio::test]
+    async fn https_base_urls_are_supported() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hang_up = tokio::spawn(async move {
+            let (socket, _) = listener.accept().await.unwrap();
+            drop(socket);
+        });
+        let client = LlmClient::new(
+            Provider::Openai,
+            &format!("https://127.0.0.1:{port}/v1"),
+            "m",
+            Some("k".into()),
+        );
+        let conversation = Conversation::new("t", None);
+        let error = client
+            .reply(&conversation, &ToolSpec::browser())
+            .await
+            .expect_err("the server hangs up");
+        let LlmError::Http { source, .. } = &error else {
+            panic!("not an HTTP error: {error}")
+        };
+        assert!(!source.is_builder(), "https refused up front: {source:?}");
+        assert!(source.is_connect() || source.is_request(), "{source:?}");
+        hang_up.await.unwrap();
+    }
+
     #[test]
     fn the_tool_is_the_protocol_schema() {
         let tool = ToolSpec::browser();
