@@ -86,6 +86,8 @@ pub struct Watch {
     chooser: oneshot::Receiver<Value>,
     requested: oneshot::Receiver<Value>,
     started: oneshot::Receiver<Value>,
+    /// A same-document navigation (pushState, hash change): not a new document.
+    same_document: oneshot::Receiver<Value>,
     loaded: oneshot::Receiver<Value>,
 }
 
@@ -98,7 +100,7 @@ impl Watch {
             .ok()
             .and_then(|t| t["frameTree"]["frame"]["id"].as_str().map(str::to_owned))
             .unwrap_or_default();
-        let (m1, m2) = (main.clone(), main);
+        let (m1, m2, m3) = (main.clone(), main.clone(), main);
         Watch {
             tab,
             dialog: cdp::wait_event(tab, "Page.javascriptDialogOpening"),
@@ -108,6 +110,9 @@ impl Watch {
             }),
             started: cdp::wait_event_where(tab, "Page.frameStartedLoading", move |p| {
                 p["frameId"] == m2.as_str()
+            }),
+            same_document: cdp::wait_event_where(tab, "Page.navigatedWithinDocument", move |p| {
+                p["frameId"] == m3.as_str()
             }),
             loaded: cdp::wait_event(tab, "Page.loadEventFired"),
         }
@@ -127,6 +132,7 @@ impl Watch {
             mut chooser,
             mut requested,
             mut started,
+            mut same_document,
             loaded,
         } = self;
         let mut effects = SideEffects::default();
@@ -153,8 +159,11 @@ impl Watch {
                 effects,
             });
         }
-        let navigated = matches!(requested.try_recv(), Ok(Some(_)))
-            || matches!(started.try_recv(), Ok(Some(_)));
+        // pushState also starts "loading" in CDP's eyes; it keeps the document, so
+        // neither wait for a load that never comes nor drop the uids (§6).
+        let navigated = (matches!(requested.try_recv(), Ok(Some(_)))
+            || matches!(started.try_recv(), Ok(Some(_))))
+            && !matches!(same_document.try_recv(), Ok(Some(_)));
         if navigated && cdp::within(loaded, NAVIGATION_LOAD_MS).await.is_some() {
             sessions::with_session(tab, |s| s.uids.invalidate());
         }
