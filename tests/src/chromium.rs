@@ -106,6 +106,15 @@ impl Chromium {
     /// # Errors
     /// When Chromium is missing or does not start.
     pub async fn launch(extension_dir: &Path) -> Result<Chromium> {
+        Self::launch_with(extension_dir, false).await
+    }
+
+    /// [`Chromium::launch`], with a visible window when `headed` (needs a display;
+    /// the demo's `--headed`).
+    ///
+    /// # Errors
+    /// When Chromium is missing or does not start.
+    pub async fn launch_with(extension_dir: &Path, headed: bool) -> Result<Chromium> {
         let binary = chromium_binary()?;
         let profile = TempDir::new("profile")?;
         let ext = extension_dir.display().to_string();
@@ -115,8 +124,8 @@ impl Chromium {
             .arg("exec \"$@\" 3<&0 4>&1 0</dev/null 1>/dev/null")
             .arg("sh")
             .arg(&binary)
+            .args((!headed).then_some("--headless=new"))
             .args([
-                "--headless=new",
                 "--no-sandbox",
                 "--disable-gpu",
                 "--disable-quic",

@@ -176,6 +176,8 @@ impl std::error::Error for ActError {}
 pub struct StackOptions {
     /// Serve this directory instead of `tests/fixtures/`.
     pub fixtures_dir: Option<PathBuf>,
+    /// Show Chromium's window (needs a display; the demo's `--headed`).
+    pub headed: bool,
 }
 
 /// The running stack; everything stops on drop.
@@ -271,7 +273,7 @@ impl Stack {
             Some(dir) => FixtureServer::start_dir(dir.clone()).await?,
             None => FixtureServer::start().await?,
         };
-        let chromium = Chromium::launch(extension.path()).await?;
+        let chromium = Chromium::launch_with(extension.path(), options.headed).await?;
         chromium.wait_for_extension(Duration::from_secs(20)).await?;
         let pair_url = format!(
             "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",

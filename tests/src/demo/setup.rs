@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use super::DemoOptions;
 use crate::conformance::backend::HttpApi;
-use crate::harness::Stack;
+use crate::harness::{Stack, StackOptions};
 
 /// A running backend and browser; [`DemoEnv::stop`] ends both.
 pub struct DemoEnv {
@@ -40,9 +40,12 @@ impl DemoEnv {
             );
         }
         let started = Instant::now();
-        let stack = Stack::start()
-            .await
-            .context("starting the backend and Chromium")?;
+        let stack = Stack::start_with(StackOptions {
+            headed: options.headed,
+            ..StackOptions::default()
+        })
+        .await
+        .context("starting the backend and Chromium")?;
         let api = HttpApi::new(&stack.base_url, &stack.token);
         Ok(DemoEnv {
             api,
