@@ -4,10 +4,13 @@
 //! (`../shared/corpus/peer-playwright-snapshot.json`).
 //!
 //! Input: the `ExtractResult` JSON files the corpus run dumps to
-//! `target/corpus-extracts/<page>.json` (override with `$CORPUS_EXTRACTS`). Content
+//! `target/corpus-extracts/<page>.json` (override with `$CORPUS_EXTRACTS`); without
+//! them, the corpus CDP captures in `target/corpus-captures/` shaped here by the
+//! protocol crate's `shape_extract` (the same pure code the extension runs). Content
 //! recall is measured as the corpus README defines it (share of the words of
 //! `expected.html` found in the rendered text), so the comparison is at equal
-//! content. Run: `cargo bench -p browser-bridge --bench mcp_tokens`, or unoptimised
+//! content. `$MCP_TOKENS_DUMP=<dir>` also writes each rendered page to
+//! `<dir>/<page>.txt`. Run: `cargo bench -p browser-bridge --bench mcp_tokens`, or unoptimised
 //! with `cargo test -p browser-bridge --bench mcp_tokens`.
 
 use std::collections::{HashMap, HashSet};
@@ -15,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use browser_bridge::mcp::render::render_extract;
-use browser_bridge_protocol::ExtractResult;
+use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
+use browser_bridge_protocol::{ExtractResult, TabId};
 
 /// One page's figures.
 struct Row {
@@ -37,48 +41,49 @@ fn main() -> ExitCode {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
 
-    let mut names: Vec<String> = match std::fs::read_dir(&extracts) {
-        Ok(dir) => dir
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter_map(|n| n.strip_suffix(".json").map(str::to_owned))
-            .collect(),
-        Err(e) => {
+    let dump = std::env::var_os("MCP_TOKENS_DUMP").map(PathBuf::from);
+    let captures = root.join("target/corpus-captures");
+    let (source, names) = match (list_json(&extracts), list_json(&captures)) {
+        (Some(names), _) => (Source::Extracts(extracts), names),
+        (None, Some(names)) => {
             eprintln!(
-                "mcp_tokens: no extract dumps in {} ({e}); run the corpus extract run first \
-                 (it writes target/corpus-extracts/<page>.json)",
-                extracts.display()
+                "mcp_tokens: no extract dumps in {}; shaping the CDP captures in {} with the \
+                 protocol crate's shape_extract (the pure half of extract)",
+                extracts.display(),
+                captures.display()
+            );
+            (Source::Captures(captures), names)
+        }
+        (None, None) => {
+            eprintln!(
+                "mcp_tokens: no extract dumps in {} and no captures in {}; run the corpus \
+                 extract run first (it writes target/corpus-extracts/<page>.json)",
+                extracts.display(),
+                captures.display()
             );
             return ExitCode::SUCCESS;
         }
     };
-    if names.is_empty() {
-        eprintln!(
-            "mcp_tokens: {} holds no <page>.json dumps",
-            extracts.display()
-        );
-        return ExitCode::SUCCESS;
-    }
-    names.sort();
 
     let peer = load_playwright(&corpus.join("peer-playwright-snapshot.json"));
     let mut rows = Vec::new();
     for name in names {
-        let path = extracts.join(format!("{name}.json"));
-        let raw = match std::fs::read(&path) {
-            Ok(raw) => raw,
-            Err(e) => {
-                eprintln!("{}: {e}", path.display());
-                return ExitCode::FAILURE;
-            }
-        };
-        let extract: ExtractResult = match serde_json::from_slice(&raw) {
+        let extract = match source.load(&name) {
             Ok(extract) => extract,
             Err(e) => {
-                eprintln!("{}: not an ExtractResult: {e}", path.display());
+                eprintln!("{name}: {e}");
                 return ExitCode::FAILURE;
             }
         };
         let rendered = render_extract(&extract, false);
+        if let Some(dir) = &dump {
+            let path = dir.join(format!("{name}.txt"));
+            if let Err(e) =
+                std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &rendered))
+            {
+                eprintln!("{}: {e}", path.display());
+            }
+        }
         let expected =
             std::fs::read_to_string(corpus.join("pages").join(&name).join("expected.html")).ok();
         let (playwright, playwright_recall) = peer.get(&name).copied().unzip();
@@ -86,15 +91,50 @@ fn main() -> ExitCode {
             recall: expected.map(|html| recall(&expected_text(&html), &rendered)),
             page: name,
             rendered: rendered.len(),
-            raw_json: serde_json::to_string(&extract)
-                .map(|s| s.len())
-                .unwrap_or(raw.len()),
+            raw_json: serde_json::to_string(&extract).map_or(0, |s| s.len()),
             playwright,
             playwright_recall,
         });
     }
     print!("{}", table(&rows));
     ExitCode::SUCCESS
+}
+
+/// Where the `ExtractResult`s come from.
+enum Source {
+    /// `<dir>/<page>.json`: `ExtractResult` JSON dumped by the corpus run.
+    Extracts(PathBuf),
+    /// `<dir>/<page>.json`: CDP captures (`PageInputs`), shaped here.
+    Captures(PathBuf),
+}
+
+impl Source {
+    fn load(&self, name: &str) -> Result<ExtractResult, String> {
+        let (dir, shape) = match self {
+            Source::Extracts(dir) => (dir, false),
+            Source::Captures(dir) => (dir, true),
+        };
+        let path = dir.join(format!("{name}.json"));
+        let raw = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !shape {
+            return serde_json::from_slice(&raw)
+                .map_err(|e| format!("{}: not an ExtractResult: {e}", path.display()));
+        }
+        let inputs: PageInputs = serde_json::from_slice(&raw)
+            .map_err(|e| format!("{}: not a capture: {e}", path.display()))?;
+        Ok(shape_extract(TabId(1), &inputs, &mut UidCache::new()))
+    }
+}
+
+/// The sorted `<name>` of every `<name>.json` in `dir`; `None` when there is none.
+fn list_json(dir: &Path) -> Option<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".json").map(str::to_owned))
+        .collect();
+    names.sort();
+    (!names.is_empty()).then_some(names)
 }
 
 /// page → (bytes, recall) from the Playwright snapshot file; empty when missing.
@@ -113,7 +153,10 @@ fn load_playwright(path: &Path) -> HashMap<String, (usize, f64)> {
         .flatten()
         .filter_map(|row| {
             let page = row["page"].as_str()?.to_owned();
-            let bytes = usize::try_from(row["bytes"].as_u64()?).ok()?;
+            // 0 bytes: Playwright failed on the page (recall 0); no comparison.
+            let bytes = usize::try_from(row["bytes"].as_u64()?)
+                .ok()
+                .filter(|b| *b > 0)?;
             Some((page, (bytes, row["recall"].as_f64().unwrap_or(f64::NAN))))
         })
         .collect()
@@ -176,15 +219,20 @@ fn table(rows: &[Row]) -> String {
             ratios.len(),
         );
     }
-    let recalls: Vec<f64> = rows.iter().filter_map(|r| r.recall).collect();
-    let peer_recalls: Vec<f64> = rows.iter().filter_map(|r| r.playwright_recall).collect();
-    if !recalls.is_empty() {
+    // Recall over the pages both sides measured, so the means compare.
+    let pairs: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.recall?, r.playwright_recall?)))
+        .collect();
+    if !pairs.is_empty() {
+        let n = pairs.len() as f64;
         let _ = writeln!(
             out,
-            "content recall: ours mean {:.3} (min {:.3}); Playwright mean {:.3} on the same pages",
-            recalls.iter().sum::<f64>() / recalls.len() as f64,
-            recalls.iter().copied().fold(1.0, f64::min),
-            peer_recalls.iter().sum::<f64>() / peer_recalls.len().max(1) as f64,
+            "content recall on those pages: ours mean {:.3} (min {:.3}); Playwright mean {:.3} (min {:.3})",
+            pairs.iter().map(|p| p.0).sum::<f64>() / n,
+            pairs.iter().map(|p| p.0).fold(1.0, f64::min),
+            pairs.iter().map(|p| p.1).sum::<f64>() / n,
+            pairs.iter().map(|p| p.1).fold(1.0, f64::min),
         );
     }
     out
