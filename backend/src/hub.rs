@@ -114,6 +114,7 @@ enum Command {
     Status {
         reply: oneshot::Sender<HubStatus>,
     },
+    CloseAll,
 }
 
 /// Handle to the hub's owner task; cheap to clone. Implements [`Bridge`].
@@ -170,6 +171,12 @@ impl ExtensionHub {
     /// True when an extension is connected right now.
     pub async fn is_connected(&self) -> bool {
         self.status().await.extension.is_some()
+    }
+
+    /// Closes every extension socket with 1001 (going away: the extension reconnects
+    /// later) and fails their in-flight requests with `not_connected`. Used on shutdown.
+    pub fn close_all(&self) {
+        let _ = self.tx.send(Command::CloseAll);
     }
 
     pub(crate) fn attach(&self, attachment: Attachment) {
@@ -265,6 +272,15 @@ impl Owner {
             Command::Attach(attachment) => self.attach(attachment),
             Command::Detach { conn } => self.detach(conn),
             Command::Response { conn, response } => self.response(conn, response),
+            Command::CloseAll => {
+                for conn in std::mem::take(&mut self.connections) {
+                    let _ = conn
+                        .outbound
+                        .send(Outbound::Close(1001, "backend shutting down".into()));
+                    self.fail_connection(conn.conn);
+                }
+                self.events.clear_sessions();
+            }
             Command::Status { reply } => {
                 let _ = reply.send(HubStatus {
                     extension: self.connections.last().map(|c| c.info.clone()),

@@ -174,7 +174,8 @@ impl ServerHandle {
         format!("ws://{}/extension", self.addr)
     }
 
-    /// Stops accepting, lets open HTTP requests finish, and waits for the server task.
+    /// Stops accepting, closes the extension sockets (1001), lets open HTTP requests
+    /// finish, and waits for the server task.
     ///
     /// # Errors
     /// The server's I/O error, if it failed.
@@ -182,6 +183,7 @@ impl ServerHandle {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
+        self.hub.close_all();
         (&mut self.task).await.context("server task panicked")??;
         Ok(())
     }

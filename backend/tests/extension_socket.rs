@@ -44,6 +44,15 @@ async fn good_hello_is_acked_and_shows_in_status() {
     assert_eq!(ext.extension_version, "0.1.0-test");
     assert_eq!(ext.connection_id, connection_id);
     assert_eq!(ext.user_agent.as_deref(), Some("fake-extension"));
+    tokio::time::timeout(Duration::from_secs(5), server.shutdown())
+        .await
+        .expect("shutdown does not hang on an open extension socket")
+        .unwrap();
+    assert_eq!(
+        close_code(&mut ws).await,
+        Some(1001),
+        "going away: reconnect later"
+    );
 }
 
 #[tokio::test]
