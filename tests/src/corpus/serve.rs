@@ -16,6 +16,14 @@ pub struct StaticServer {
 impl StaticServer {
     /// Binds 127.0.0.1:0 and starts serving.
     pub async fn start(root: PathBuf) -> Result<StaticServer> {
+        Self::start_with(root, false).await
+    }
+
+    /// [`StaticServer::start`]; with `same_origin_only`, every response carries a
+    /// Content-Security-Policy that refuses other origins, so a saved real page's
+    /// external scripts, images and fonts fail at once instead of waiting on DNS in
+    /// a machine without network (the load event then fires promptly).
+    pub async fn start_with(root: PathBuf, same_origin_only: bool) -> Result<StaticServer> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let base = format!("http://{}", listener.local_addr()?);
         let task = tokio::spawn(async move {
@@ -39,8 +47,13 @@ impl StaticServer {
                         Some(body) => ("200 OK", content_type(rel), body),
                         None => ("404 Not Found", "text/plain", b"not found".to_vec()),
                     };
+                    let csp = if same_origin_only {
+                        "Content-Security-Policy: default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:\r\n"
+                    } else {
+                        ""
+                    };
                     let head = format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n{csp}Connection: close\r\n\r\n",
                         body.len()
                     );
                     let _ = sock.write_all(head.as_bytes()).await;
