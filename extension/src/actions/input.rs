@@ -68,10 +68,15 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
 /// # Errors
 /// `element_not_interactable` naming the covering element.
 pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(), BridgeError> {
+    // `DOM.getNodeForLocation` takes document coordinates (measured on Chromium
+    // 156), the box model gives viewport ones: add the page's scroll offset.
+    let metrics = cdp::send(tab, "Page.getLayoutMetrics", json!({})).await?;
+    let page_x = metrics["cssLayoutViewport"]["pageX"].as_f64().unwrap_or(0.0);
+    let page_y = metrics["cssLayoutViewport"]["pageY"].as_f64().unwrap_or(0.0);
     let hit: NodeForLocation = cdp::call(
         tab,
         "DOM.getNodeForLocation",
-        json!({ "x": x.round() as i64, "y": y.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
+        json!({ "x": (x + page_x).round() as i64, "y": (y + page_y).round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
     )
     .await?;
     if hit.backend_node_id == node.backend_node_id {
