@@ -117,6 +117,14 @@ impl Agent {
     }
 }
 
+/// The column titles above the [`line`]s.
+pub fn header() -> String {
+    format!(
+        "{:>3}  {:<9} {:<38} {:<52} {:>9}",
+        "#", "action", "target", "outcome", "time"
+    )
+}
+
 /// `  3  type     e1 "New item"    value "Buy milk"    12 ms`.
 pub fn line(n: usize, step: &Step) -> String {
     let mark = if step.ok { "" } else { "FAILED: " };

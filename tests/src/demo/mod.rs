@@ -92,6 +92,7 @@ pub async fn run_demo(options: &DemoOptions) -> anyhow::Result<DemoSummary> {
     let env = setup::DemoEnv::start(options).await?;
     say(env.describe());
     say(String::new());
+    say(agent::header());
     let summary = run_scenario(env.api(), &site, options.quiet).await;
     say(String::new());
     say(summary.line());
