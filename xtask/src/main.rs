@@ -4,6 +4,7 @@
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
+mod ci;
 mod demo;
 mod env;
 mod extension;
@@ -37,6 +38,9 @@ enum Command {
         #[arg(long)]
         keep_open: bool,
     },
+    /// Everything CI runs: unit, socket, MCP, agent, Chromium end-to-end,
+    /// conformance and corpus suites, then the demo.
+    Test,
 }
 
 fn main() -> Result<()> {
@@ -51,5 +55,6 @@ fn main() -> Result<()> {
                 .collect();
             demo::run_demo(&args)
         }
+        Command::Test => ci::test(),
     }
 }
