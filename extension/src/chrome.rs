@@ -186,6 +186,9 @@ pub struct Tab {
 pub struct Window {
     /// Window id.
     pub id: i64,
+    /// `normal`, `minimized`, `maximized`, `fullscreen`.
+    #[serde(default)]
+    pub state: String,
     /// Its tabs (when requested).
     #[serde(default)]
     pub tabs: Vec<Tab>,

@@ -202,7 +202,10 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         .filter(|u| !u.is_empty())
         .unwrap_or(info.url.clone());
     check_blocklist(&url, Some(tab))?;
-    if let Err(e) = chrome::attach(tab.0).await {
+    // After a worker restart our own debugger may still be attached: adopt the tab.
+    if let Err(e) = chrome::attach(tab.0).await
+        && !e.message.contains("already attached")
+    {
         return Err(
             if e.message.contains("Cannot access") || e.message.contains("Cannot attach") {
                 BridgeError::invalid_action(format!(

@@ -135,8 +135,9 @@ impl Chromium {
                 "--disable-component-update",
                 "--disable-sync",
                 "--silent-debugger-extension-api",
+                // No --window-size: with it, Page.captureScreenshot of a tab in the
+                // minimized agent window never answers (measured, Chromium 156).
                 "--remote-debugging-pipe",
-                "--window-size=1280,900",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--load-extension={ext}"))
@@ -283,11 +284,13 @@ impl Chromium {
         Ok((target, session))
     }
 
-    /// Evaluates `expression` (awaiting promises) in an attached page; its value.
+    /// Evaluates `body` in an attached page, wrapped like the `evaluate` action as
+    /// `(async () => { body })()` (so `return` the value, `await` freely); its value.
     ///
     /// # Errors
     /// When CDP fails or the expression throws.
-    pub async fn eval(&self, session: &str, expression: &str) -> Result<Value> {
+    pub async fn eval(&self, session: &str, body: &str) -> Result<Value> {
+        let expression = format!("(async () => {{\n{body}\n}})()");
         let r = self
             .cdp(
                 "Runtime.evaluate",
@@ -296,7 +299,7 @@ impl Chromium {
             )
             .await?;
         if let Some(ex) = r.get("exceptionDetails") {
-            bail!("{expression}: threw {ex}");
+            bail!("{body}: threw {ex}");
         }
         Ok(r["result"]["value"].clone())
     }

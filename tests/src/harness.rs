@@ -355,6 +355,34 @@ impl Stack {
         })
     }
 
+    /// Navigates to the fixture `path` (in `tab`, or the default session / a new
+    /// agent-window tab when `None`) and returns the tab id.
+    ///
+    /// # Errors
+    /// The navigate error.
+    pub async fn open(&self, path: &str, tab: Option<i64>) -> Result<i64, ActError> {
+        let mut action =
+            serde_json::json!({ "action": "navigate", "url": self.fixtures.url(path) });
+        if let Some(t) = tab {
+            action["tabId"] = t.into();
+        }
+        let r = self.act(action).await?;
+        Ok(r["tabId"].as_i64().unwrap_or_default())
+    }
+
+    /// `evaluate` in `tab` and its `value` (the expression must `return`).
+    ///
+    /// # Errors
+    /// The evaluate error.
+    pub async fn eval(&self, tab: i64, expression: &str) -> Result<Value, ActError> {
+        let r = self
+            .act(
+                serde_json::json!({ "action": "evaluate", "tabId": tab, "expression": expression }),
+            )
+            .await?;
+        Ok(r["value"].clone())
+    }
+
     /// `GET /v1/status`.
     ///
     /// # Errors

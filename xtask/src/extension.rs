@@ -58,6 +58,9 @@ pub(crate) fn build_extension(release: bool) -> Result<PathBuf> {
         .input_path(&wasm)
         .web(true)?
         .typescript(false)
+        // Function names only serve stack traces: 30 % of the module; keep them in dev.
+        .remove_name_section(release)
+        .remove_producers_section(release)
         .generate(staging.join("pkg"))
         .with_context(|| format!("wasm-bindgen on {}", wasm.display()))?;
     copy_dir(&root.join("extension").join("static"), &staging)?;

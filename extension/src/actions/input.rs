@@ -71,8 +71,12 @@ pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(),
     // `DOM.getNodeForLocation` takes document coordinates (measured on Chromium
     // 156), the box model gives viewport ones: add the page's scroll offset.
     let metrics = cdp::send(tab, "Page.getLayoutMetrics", json!({})).await?;
-    let page_x = metrics["cssLayoutViewport"]["pageX"].as_f64().unwrap_or(0.0);
-    let page_y = metrics["cssLayoutViewport"]["pageY"].as_f64().unwrap_or(0.0);
+    let page_x = metrics["cssLayoutViewport"]["pageX"]
+        .as_f64()
+        .unwrap_or(0.0);
+    let page_y = metrics["cssLayoutViewport"]["pageY"]
+        .as_f64()
+        .unwrap_or(0.0);
     let hit: NodeForLocation = cdp::call(
         tab,
         "DOM.getNodeForLocation",

@@ -65,13 +65,42 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
     sessions::check_blocklist(&entry.url, Some(tab))?;
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
     let same_doc = cdp::wait_event(tab, "Page.navigatedWithinDocument");
+    // A back/forward-cache restore fires neither load nor a same-document event.
+    let restored = cdp::wait_event_where(tab, "Page.frameNavigated", |p| {
+        p["type"] == "BackForwardCacheRestore" && p["frame"]["parentId"].is_null()
+    });
     cdp::send(
         tab,
         "Page.navigateToHistoryEntry",
         json!({ "entryId": entry.id }),
     )
     .await?;
-    wait_load_or_same_document(tab, loaded, same_doc).await?;
+    let any = Box::pin(async move {
+        match select(loaded, select(same_doc, restored)).await {
+            Either::Left((Ok(_), _)) => Some(true),
+            Either::Right((Either::Left((Ok(_), _)), _)) => Some(false),
+            Either::Right((Either::Right((Ok(_), _)), _)) => Some(true),
+            _ => None,
+        }
+    });
+    match select(
+        any,
+        gloo_timers::future::TimeoutFuture::new(LOAD_TIMEOUT_MS),
+    )
+    .await
+    {
+        Either::Left((Some(new_document), _)) => {
+            if new_document {
+                sessions::with_session(tab, |s| s.uids.invalidate());
+            }
+        }
+        _ => {
+            return Err(BridgeError::new(
+                ErrorCode::Timeout,
+                format!("tab {tab}: the page did not finish loading"),
+            ));
+        }
+    }
     page_info(tab).await
 }
 
@@ -90,33 +119,6 @@ pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
         ));
     }
     page_info(tab).await
-}
-
-async fn wait_load_or_same_document(
-    tab: TabId,
-    loaded: futures::channel::oneshot::Receiver<serde_json::Value>,
-    same_doc: futures::channel::oneshot::Receiver<serde_json::Value>,
-) -> Result<(), BridgeError> {
-    let either = Box::pin(async move {
-        match select(loaded, same_doc).await {
-            Either::Left((Ok(_), _)) => true,
-            Either::Right((Ok(_), _)) => false,
-            _ => true,
-        }
-    });
-    let timeout = gloo_timers::future::TimeoutFuture::new(LOAD_TIMEOUT_MS);
-    match select(either, timeout).await {
-        Either::Left((full_load, _)) => {
-            if full_load {
-                sessions::with_session(tab, |s| s.uids.invalidate());
-            }
-            Ok(())
-        }
-        Either::Right(_) => Err(BridgeError::new(
-            ErrorCode::Timeout,
-            format!("tab {tab}: the page did not finish loading"),
-        )),
-    }
 }
 
 /// `{tabId, url, title}` of the tab's current document.

@@ -137,7 +137,18 @@ pub async fn screenshot(tab: TabId, p: Screenshot) -> Result<ActionResult, Bridg
             "height": size["height"].as_f64().unwrap_or(600.0).ceil(),
         });
     }
-    let shot = cdp::send_with_timeout(tab, "Page.captureScreenshot", params, 18_000).await?;
+    let shot = match cdp::send_with_timeout(
+        tab,
+        "Page.captureScreenshot",
+        params.clone(),
+        FIRST_CAPTURE_MS,
+    )
+    .await
+    {
+        Ok(shot) => shot,
+        Err(e) if e.timed_out => capture_restored(tab, params).await?,
+        Err(e) => return Err(e.into()),
+    };
     let data = shot["data"].as_str().unwrap_or_default().to_owned();
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(&data)
@@ -150,6 +161,34 @@ pub async fn screenshot(tab: TabId, p: Screenshot) -> Result<ActionResult, Bridg
         width,
         height,
     }))
+}
+
+/// How long a capture may take before we suspect a window that renders no frames
+/// (ms).
+const FIRST_CAPTURE_MS: u32 = 5_000;
+
+/// A minimized window may produce no frames, so the capture never answers: show
+/// the window (unfocused) for the capture, then minimize it again.
+async fn capture_restored(tab: TabId, params: Value) -> Result<Value, BridgeError> {
+    let window = chrome::tabs_get(tab.0)
+        .await
+        .map_err(|_| sessions::no_tab(tab))?
+        .window_id;
+    let minimized = chrome::windows_get(window)
+        .await
+        .is_ok_and(|w| w.state == "minimized");
+    if !minimized {
+        return Err(BridgeError::new(
+            ErrorCode::Timeout,
+            format!(
+                "tab {tab} renders no frames (a background tab?): screenshot it while it is the active tab"
+            ),
+        ));
+    }
+    let _ = chrome::windows_update(window, &json!({ "state": "normal", "focused": false })).await;
+    let shot = cdp::send_with_timeout(tab, "Page.captureScreenshot", params, 10_000).await;
+    let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;
+    Ok(shot?)
 }
 
 /// Pixel size from a PNG (IHDR) or JPEG (SOFn) header.

@@ -1,0 +1,252 @@
+//! End-to-end: navigation, tabs and sessions (PROTOCOL.md §5, §10) in real
+//! headless Chromium through the real backend.
+
+use std::time::Duration;
+
+use browser_bridge_tests::harness::Stack;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_reload_and_navigation_errors() {
+    let stack = Stack::start().await.expect("stack");
+    let basic = stack.fixtures.url("basic.html");
+    let second = stack.fixtures.url("second.html");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let r = stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": second }))
+        .await
+        .expect("navigate 2");
+    assert_eq!(r["title"], "Second fixture");
+
+    let back = stack
+        .act(json!({ "action": "go_back", "tabId": tab }))
+        .await
+        .expect("go_back");
+    assert_eq!(
+        (
+            back["action"].clone(),
+            back["url"].clone(),
+            back["title"].clone()
+        ),
+        (json!("go_back"), json!(basic), json!("Basic fixture"))
+    );
+    let fwd = stack
+        .act(json!({ "action": "go_forward", "tabId": tab }))
+        .await
+        .expect("go_forward");
+    assert_eq!(fwd["url"], second);
+    stack
+        .eval(tab, "window.marker = 42; return 1")
+        .await
+        .expect("mark");
+    let reload = stack
+        .act(json!({ "action": "reload", "tabId": tab }))
+        .await
+        .expect("reload");
+    assert_eq!(reload["title"], "Second fixture");
+    assert_eq!(
+        stack
+            .eval(tab, "return typeof window.marker")
+            .await
+            .expect("eval"),
+        "undefined",
+        "reload gave a new document"
+    );
+
+    let fwd_end = stack
+        .act(json!({ "action": "go_forward", "tabId": tab }))
+        .await
+        .unwrap_err();
+    assert_eq!(fwd_end.code, "invalid_action", "{fwd_end}");
+
+    // Nothing listens on a port we just released: Chrome reports the net error.
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let closed = format!("http://127.0.0.1:{closed_port}/");
+    let failed = stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": closed }))
+        .await
+        .unwrap_err();
+    assert_eq!(failed.code, "navigation_failed", "{failed}");
+    assert!(
+        failed.message.contains("net::ERR_CONNECTION_REFUSED"),
+        "{failed}"
+    );
+
+    for url in [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "chrome://settings",
+    ] {
+        let refused = stack
+            .act(json!({ "action": "navigate", "tabId": tab, "url": url }))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code, "invalid_action", "{url}: {refused}");
+    }
+    let blank = stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": "about:blank" }))
+        .await
+        .expect("about:blank");
+    assert_eq!(blank["url"], "about:blank");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_sessions_and_tab_resolution() {
+    let stack = Stack::start().await.expect("stack");
+    // No session yet: an action without tabId cannot guess.
+    let none = stack
+        .act(json!({ "action": "evaluate", "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(none.code, "session_not_found", "{none}");
+
+    let a = stack
+        .act(json!({ "action": "open_tab", "url": stack.fixtures.url("basic.html") }))
+        .await
+        .expect("open a");
+    assert_eq!(a["title"], "Basic fixture");
+    let tab_a = a["tabId"].as_i64().unwrap();
+    // One agent-window session: the default target.
+    let r = stack
+        .act(json!({ "action": "evaluate", "expression": "return location.pathname" }))
+        .await
+        .expect("default tab");
+    assert_eq!(r["value"], "/basic.html");
+
+    let b = stack
+        .act(json!({ "action": "open_tab", "url": stack.fixtures.url("second.html") }))
+        .await
+        .expect("open b");
+    let tab_b = b["tabId"].as_i64().unwrap();
+    assert_eq!(a["windowId"], b["windowId"], "the agent window is reused");
+
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    let tabs = list["tabs"].as_array().unwrap();
+    let find = |id: i64| {
+        tabs.iter()
+            .find(|t| t["tabId"] == id)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        (
+            find(tab_a)["agentWindow"].clone(),
+            find(tab_a)["session"].clone()
+        ),
+        (json!(true), json!(true))
+    );
+    let user_tab = tabs
+        .iter()
+        .find(|t| t["agentWindow"] == false)
+        .expect("the user's own tab is listed");
+    assert_eq!(user_tab["session"], false);
+    assert_ne!(user_tab["windowId"], a["windowId"]);
+
+    // Two sessions: no default; the message lists both candidates.
+    let ambiguous = stack
+        .act(json!({ "action": "evaluate", "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(ambiguous.code, "session_not_found");
+    assert!(
+        ambiguous.message.contains(&tab_a.to_string())
+            && ambiguous.message.contains(&tab_b.to_string()),
+        "{ambiguous}"
+    );
+
+    let gone = stack
+        .act(json!({ "action": "evaluate", "tabId": 987654, "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(gone.code, "session_not_found", "{gone}");
+
+    // close_tab: the agent closed it → session_ended `stopped` (§10) with its action count.
+    let closed = stack
+        .act(json!({ "action": "close_tab", "tabId": tab_b }))
+        .await
+        .expect("close_tab");
+    assert_eq!(closed["tabId"], tab_b);
+    let ended = stack
+        .wait_event(Duration::from_secs(5), |e| {
+            e["event"] == "session_ended" && e["tabId"] == tab_b
+        })
+        .await
+        .expect("session_ended");
+    assert_eq!(ended["reason"], "stopped");
+    assert_eq!(ended["actionCount"], 1);
+    let after = stack
+        .act(json!({ "action": "evaluate", "tabId": tab_b, "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(after.code, "session_not_found", "{after}");
+
+    // The user closes a session tab: session_ended `tab_closed`.
+    let targets = stack.chromium.targets().await.expect("targets");
+    let target = targets
+        .iter()
+        .find(|t| {
+            t["type"] == "page"
+                && t["url"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with("/basic.html"))
+        })
+        .expect("tab a's target");
+    stack
+        .chromium
+        .close_target(target["targetId"].as_str().unwrap())
+        .await
+        .expect("user closes the tab");
+    let ended = stack
+        .wait_event(Duration::from_secs(5), |e| {
+            e["event"] == "session_ended" && e["tabId"] == tab_a
+        })
+        .await
+        .expect("session_ended tab_closed");
+    assert_eq!(ended["reason"], "tab_closed");
+    assert_eq!(ended["actionCount"], 2);
+
+    // An explicit tabId of the user's own tab starts a session there (not agent window).
+    let user = user_tab["tabId"].as_i64().unwrap();
+    stack
+        .open("basic.html", Some(user))
+        .await
+        .expect("navigate the user's tab");
+    let started = stack
+        .wait_event(Duration::from_secs(5), |e| {
+            e["event"] == "session_started" && e["tabId"] == user
+        })
+        .await
+        .expect("session_started");
+    assert_eq!(started["agentWindow"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigate_without_session_opens_an_agent_window_tab() {
+    let stack = Stack::start().await.expect("stack");
+    let first = stack.open("basic.html", None).await.expect("navigate");
+    let second = stack
+        .open("second.html", None)
+        .await
+        .expect("navigate again");
+    assert_eq!(first, second, "the single agent-window session is reused");
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    let agent: Vec<&Value> = list["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["agentWindow"] == true)
+        .collect();
+    assert_eq!(agent.len(), 1, "{list}");
+    assert_eq!(agent[0]["url"], stack.fixtures.url("second.html"));
+}
