@@ -34,7 +34,7 @@ pub enum Command {
     /// Run the backend: WebSocket for the extension, HTTP API for agents.
     Serve(ServeArgs),
     /// Print the pairing token (created on first use) and how to enter it.
-    Pair(ConfigArgs),
+    Pair(PairArgs),
     /// Send one action through a running `serve` and print its result JSON.
     Act(ActArgs),
     /// Print the running `serve`'s status JSON.
@@ -95,6 +95,24 @@ pub struct ClientArgs {
         default_value = "http://127.0.0.1:9333"
     )]
     pub server: String,
+}
+
+/// `pair` arguments.
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub config: ConfigArgs,
+    /// The extension's id, for the pairing link.
+    #[arg(long, value_name = "ID", default_value = config::DEFAULT_EXTENSION_ID)]
+    pub extension_id: String,
+    /// The WebSocket URL the extension should dial.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "ws://127.0.0.1:9333/extension"
+    )]
+    pub backend_url: String,
 }
 
 /// `act` arguments.
@@ -205,17 +223,21 @@ async fn serve(args: ServeArgs) -> Result<(), BridgeError> {
         .map_err(|e| internal(format!("{e:#}")))
 }
 
-fn pair(args: &ConfigArgs) -> Result<(), BridgeError> {
-    let dir = config::resolve_config_dir(args.config_dir.as_deref()).map_err(internal)?;
+fn pair(args: &PairArgs) -> Result<(), BridgeError> {
+    let dir = config::resolve_config_dir(args.config.config_dir.as_deref()).map_err(internal)?;
     let token = config::load_or_create_token(&dir).map_err(internal)?;
     print_text(&token);
+    let link = config::pairing_link(&args.extension_id, &token, &args.backend_url);
     eprintln!(
-        "Pairing token (stored in {}).\n\
-         Open the browser-bridge extension's popup (its toolbar icon), paste this token into\n\
-         the \"Pairing token\" field and save. The extension then connects to\n\
-         ws://127.0.0.1:9333/extension while `browser-bridge serve` runs.\n\
+        "Pairing token above (stored in {}).\n\
+         To pair, open this link in the browser where the extension is installed:\n\
+         \n  {link}\n\n\
+         or open the browser-bridge extension's popup (its toolbar icon), paste the token\n\
+         into the pairing token field and save. The extension then connects to\n\
+         {} while `browser-bridge serve` runs.\n\
          Keep the token secret: it lets a program drive your browser.",
-        dir.join(config::TOKEN_FILE).display()
+        dir.join(config::TOKEN_FILE).display(),
+        args.backend_url
     );
     Ok(())
 }

@@ -19,6 +19,10 @@ pub const TOKEN_FILE: &str = "pairing-token";
 /// File name of the event audit log (JSON lines) inside the config directory.
 pub const AUDIT_FILE: &str = "audit.jsonl";
 
+/// The id of the browser-bridge extension: fixed by the `key` in its manifest.json,
+/// so the pairing link `chrome-extension://<id>/pair.html#…` is known in advance.
+pub const DEFAULT_EXTENSION_ID: &str = "dgkehcimnlkhnpfolfghdgfhlnedenka";
+
 /// Random bytes in a pairing token (before base64).
 pub const TOKEN_BYTES: usize = 32;
 
@@ -128,6 +132,29 @@ pub fn read_token(dir: &Path) -> Result<Option<String>, ConfigError> {
     }
 }
 
+/// The pairing link the extension's `pair.html` understands:
+/// `chrome-extension://<id>/pair.html#token=<token>&backendUrl=<ws url>`.
+pub fn pairing_link(extension_id: &str, token: &str, backend_ws_url: &str) -> String {
+    format!(
+        "chrome-extension://{extension_id}/pair.html#token={}&backendUrl={}",
+        percent_encode(token),
+        percent_encode(backend_ws_url)
+    )
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +190,14 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn pairing_link_encodes_the_backend_url() {
+        assert_eq!(
+            pairing_link("abc", "t0k_-", "ws://127.0.0.1:9333/extension"),
+            "chrome-extension://abc/pair.html#token=t0k_-&backendUrl=ws%3A%2F%2F127.0.0.1%3A9333%2Fextension"
+        );
     }
 
     #[test]

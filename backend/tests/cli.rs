@@ -75,7 +75,13 @@ async fn serve_act_status_pair_and_errors() {
     let token = String::from_utf8(pair.stdout).unwrap().trim().to_owned();
     let on_disk = std::fs::read_to_string(dir.join("pairing-token")).unwrap();
     assert_eq!(token, on_disk.trim());
-    assert!(String::from_utf8_lossy(&pair.stderr).contains("popup"));
+    let instructions = String::from_utf8_lossy(&pair.stderr);
+    assert!(instructions.contains("popup"), "{instructions}");
+    let link = format!(
+        "chrome-extension://{}/pair.html#token={token}&backendUrl=ws%3A%2F%2F127.0.0.1%3A9333%2Fextension",
+        browser_bridge::config::DEFAULT_EXTENSION_ID
+    );
+    assert!(instructions.contains(&link), "{instructions}");
 
     // No extension yet: not_connected after the connect-wait, error JSON on stderr.
     let out = run(&["act", r#"{"action":"list_tabs"}"#], &dir, &base).await;
