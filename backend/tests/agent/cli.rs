@@ -152,3 +152,89 @@ async fn run_without_a_key_for_a_remote_api_is_refused() {
     assert!(stderr.contains("\"code\":\"unauthorized\""), "{stderr}");
     assert!(stderr.contains("OPENAI_API_KEY"), "{stderr}");
 }
+
+/// With no `serve` on `--listen`, `run` hosts the extension WebSocket itself and
+/// waits for the extension; the fake extension dials in late (after the run
+/// started) with the pairing token, and the task completes through the in-process hub.
+#[tokio::test]
+async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
+    let dir = super::common::temp_config_dir();
+    let token = browser_bridge::config::load_or_create_token(&dir).unwrap();
+    // A free port: bound on :0 and released for the child to listen on.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let llm = ScriptedLlm::start(claim_script()).await;
+    let mut command = command();
+    command
+        .args(["run", "file a claim for policy P-1234", "--listen"])
+        .arg(addr.to_string())
+        .arg("--config-dir")
+        .arg(&dir)
+        .args(["--base-url", &llm.base_url(), "--connect-wait", "20s"])
+        .args(["--url", "http://demo.test/claim/"]);
+    let child = tokio::task::spawn_blocking(move || command.output().unwrap());
+
+    // Dial until the child listens, then shake hands with the token it uses.
+    let url = format!("ws://{addr}/extension");
+    let mut ws = None;
+    for _ in 0..200 {
+        let mut request =
+            tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(
+                url.as_str(),
+            )
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("Origin", super::common::EXT_ORIGIN.parse().unwrap());
+        if let Ok((socket, _)) = tokio_tungstenite::connect_async(request).await {
+            ws = Some(socket);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mut ws = ws.expect("the run listens for the extension");
+    super::common::send(
+        &mut ws,
+        &super::common::hello(
+            browser_bridge_protocol::PROTOCOL_VERSION,
+            "late",
+            Some(&token),
+        ),
+    )
+    .await;
+    let ack = super::common::recv(&mut ws).await.expect("ack");
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let page = claim_page();
+    super::common::serve_requests(ws, move |request| {
+        record
+            .lock()
+            .unwrap()
+            .push(request["action"]["action"].clone());
+        Some(super::answer(request, &request["action"], &page))
+    });
+
+    let output = child.await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting up to 20 s for the browser-bridge extension"),
+        "{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Claim reference: CLM-2026-000042\n"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            json!("navigate"),
+            json!("extract"),
+            json!("type"),
+            json!("click")
+        ]
+    );
+}
