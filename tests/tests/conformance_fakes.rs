@@ -17,8 +17,16 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 const TAB: u64 = 7;
 
 /// A small extension that follows the protocol on one fake tab; `double` answers
-/// every request twice (a protocol violation).
+/// every request twice (a protocol violation). Like the real one, it reconnects
+/// after a plain close and stops for good after a `reject`.
 async fn fake_extension(url: String, token: String, double: bool) {
+    while session(&url, &token, double).await {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// One connection; true when the extension should reconnect.
+async fn session(url: &str, token: &str, double: bool) -> bool {
     let mut request = url.into_client_request().unwrap();
     request.headers_mut().insert(
         "origin",
@@ -26,7 +34,9 @@ async fn fake_extension(url: String, token: String, double: bool) {
             .parse()
             .unwrap(),
     );
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(request).await else {
+        return true;
+    };
     let hello = json!({"type": "hello", "protocolVersion": 4, "extensionVersion": "0.1.0",
                        "clientId": "fake-client", "pairingToken": token});
     ws.send(Frame::text(hello.to_string())).await.unwrap();
@@ -36,6 +46,7 @@ async fn fake_extension(url: String, token: String, double: bool) {
         let value: Value = serde_json::from_str(text.as_str()).unwrap();
         let mut out = Vec::new();
         match value["type"].as_str() {
+            Some("reject") => return false,
             Some("ping") => out.push(json!({"type": "pong", "nonce": value["nonce"]})),
             Some("request") => {
                 let id = value["id"].clone();
@@ -59,10 +70,11 @@ async fn fake_extension(url: String, token: String, double: bool) {
         }
         for frame in out {
             if ws.send(Frame::text(frame.to_string())).await.is_err() {
-                return;
+                return true;
             }
         }
     }
+    true
 }
 
 fn error(code: &str, message: &str) -> Result<Value, Value> {
