@@ -108,3 +108,23 @@ fn truncation_keeps_whole_blocks() {
     let wide = join_blocks(&["é".repeat(10)], 5);
     assert_eq!((wide.text.as_str(), wide.truncated), ("éé", true));
 }
+
+#[test]
+fn link_farms_go_title_lists_stay_and_tracking_urls_lose_their_url() {
+    let md = markdown("linkfarm");
+    assert!(
+        md.starts_with("# Harbour dredging starts in March\n\n"),
+        "{md}"
+    );
+    assert!(md.contains("[notice 42](http://127.0.0.1:"), "{md}");
+    for menu in ["Ferries", "Pilots", "Fees"] {
+        assert!(!md.contains(menu), "menu link {menu} kept: {md}");
+    }
+    assert_eq!(md.matches("- [Change ").count(), 5, "{md}");
+    assert!(
+        md.contains("### [Port authority](http://127.0.0.1:"),
+        "{md}"
+    );
+    assert!(md.ends_with("Sponsored: Cheap harbour cruises"), "{md}");
+    assert!(!md.contains("ads.example.net"), "{md}");
+}

@@ -123,7 +123,63 @@ pub fn analyse(dom: &Dom<'_>) -> Content {
     c.excluded.iter_mut().for_each(|e| *e = false);
     count(dom, dom.root(), &mut c, false, &chrome);
     c.root = choose_root(dom, &c);
+    prune_link_farms(dom, &mut c);
     c
+}
+
+/// Link share of a block's text above which it is a link farm (menus, tag clouds,
+/// "more stories", ad grids), not content.
+pub const LINK_FARM_DENSITY: f64 = 0.7;
+/// Fewest links a link farm has (a paragraph that is one link is content).
+pub const LINK_FARM_LINKS: usize = 5;
+
+/// Mean link text (bytes) from which a link list reads as a list of titles.
+pub const LINK_LIST_TITLE_BYTES: usize = 40;
+
+/// Marks link farms under the root as excluded: block containers whose visible text
+/// is almost all link text, spread over several links. Prose (text outside links)
+/// is what the root was chosen by, so this never drops article paragraphs.
+fn prune_link_farms(dom: &Dom<'_>, c: &mut Content) {
+    let mut links = vec![0usize; dom.nodes.len()];
+    count_links(dom, c.root, c, &mut links);
+    let mut stack = dom.render_children(c.root);
+    while let Some(id) = stack.pop() {
+        if c.excluded[id] {
+            continue;
+        }
+        let node = &dom.nodes[id];
+        let farm = node.kind == Kind::Element
+            && matches!(
+                node.tag.as_str(),
+                "div" | "section" | "ul" | "ol" | "table" | "tbody" | "header"
+            )
+            && links[id] >= LINK_FARM_LINKS
+            && c.text[id] > 0
+            && c.link[id] as f64 >= c.text[id] as f64 * LINK_FARM_DENSITY
+            // A list of long link titles (a changelog of bugs, a reading list) is
+            // content; menus and tag lists have short labels.
+            && !(matches!(node.tag.as_str(), "ul" | "ol")
+                && c.link[id] >= links[id] * LINK_LIST_TITLE_BYTES);
+        if farm {
+            c.excluded[id] = true;
+        } else {
+            stack.extend(dom.render_children(id));
+        }
+    }
+}
+
+/// Counts kept links (`<a>` with visible text) under each node.
+fn count_links(dom: &Dom<'_>, id: usize, c: &Content, links: &mut [usize]) -> usize {
+    if c.excluded[id] {
+        return 0;
+    }
+    let own = usize::from(dom.nodes[id].tag == "a" && c.text[id] > 0);
+    let mut n = own;
+    for k in dom.render_children(id) {
+        n += count_links(dom, k, c, links);
+    }
+    links[id] = n;
+    n
 }
 
 /// Post-order count of kept text; marks excluded subtrees.

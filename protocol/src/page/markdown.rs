@@ -10,6 +10,9 @@ use super::url;
 use crate::extract::MARKDOWN_MAX_BYTES;
 use crate::text::floor_char_boundary;
 
+/// Longest link URL written out (bytes); longer links keep only their text.
+pub const MAX_LINK_URL_BYTES: usize = 300;
+
 /// Rendered Markdown and whether it was cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Markdown {
@@ -176,6 +179,7 @@ impl Renderer<'_, '_> {
         }
         let tag = node.tag.as_str();
         match tag {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if ctx.link => self.children(id, out, ctx),
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = usize::from(tag.as_bytes()[1] - b'0');
                 let text = self.inline(id, ctx);
@@ -297,8 +301,11 @@ impl Renderer<'_, '_> {
             None
         } else {
             let abs = url::resolve(self.dom.base_url(self.dom.nodes[id].doc), href);
-            (abs.starts_with("http:") || abs.starts_with("https:") || abs.starts_with("mailto:"))
-                .then_some(abs)
+            let web =
+                abs.starts_with("http:") || abs.starts_with("https:") || abs.starts_with("mailto:");
+            // Longer URLs are ad and tracking redirects: the text is kept, the agent
+            // can still follow the link through its element uid.
+            (web && abs.len() <= MAX_LINK_URL_BYTES).then_some(abs)
         };
         out.space_if_glued();
         match target {

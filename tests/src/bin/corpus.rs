@@ -46,6 +46,15 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Time each CDP call of extract on one corpus page.
+    Time {
+        /// Corpus pages directory.
+        #[arg(long, default_value = "../shared/corpus/pages")]
+        pages: PathBuf,
+        /// The page.
+        #[arg(long)]
+        only: String,
+    },
     /// Shape captures and print the table.
     Measure {
         /// Corpus pages directory (for expected.html).
@@ -95,6 +104,45 @@ async fn main() -> Result<()> {
             tab.goto(&format!("{}/{path}", server.base)).await?;
             let c = capture::trimmed(capture::capture(&mut tab).await?);
             std::fs::write(&out, serde_json::to_vec(&c)?)?;
+        }
+        Cmd::Time { pages, only } => {
+            let server = serve::StaticServer::start(pages).await?;
+            let browser = cdp::Browser::launch().await?;
+            let mut tab = cdp::Tab::open(&browser).await?;
+            tab.goto(&format!("{}/{only}/source.html", server.base)).await?;
+            for (method, params) in [
+                (
+                    "DOMSnapshot.captureSnapshot",
+                    serde_json::json!({"computedStyles": browser_bridge_protocol::page::snapshot::COMPUTED_STYLES}),
+                ),
+                ("Accessibility.getFullAXTree", serde_json::json!({})),
+                (
+                    "Runtime.evaluate",
+                    serde_json::json!({"expression": "document.body.innerText", "returnByValue": true}),
+                ),
+            ] {
+                for _ in 0..2 {
+                    let start = std::time::Instant::now();
+                    let v = tab.call(method, params.clone()).await?;
+                    let bytes = v.to_string().len();
+                    println!("{method}: {:.1} ms, {bytes} bytes", start.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+            let doc = tab.call("DOM.getDocument", serde_json::json!({"depth": 0})).await?;
+            let root = doc["root"]["backendNodeId"].clone();
+            let start = std::time::Instant::now();
+            let mut total = 0;
+            for role in browser_bridge_protocol::page::elements::INTERACTIVE_ROLES {
+                let v = tab
+                    .call("Accessibility.queryAXTree", serde_json::json!({"backendNodeId": root, "role": role}))
+                    .await?;
+                let n = v["nodes"].as_array().map_or(0, Vec::len);
+                total += n;
+                if *role == "link" {
+                    println!("first link: {}", v["nodes"][0]);
+                }
+            }
+            println!("queryAXTree x{}: {:.1} ms, {total} nodes", browser_bridge_protocol::page::elements::INTERACTIVE_ROLES.len(), start.elapsed().as_secs_f64() * 1000.0);
         }
         Cmd::Measure {
             pages,
