@@ -17,8 +17,8 @@ pub enum Received {
     Json(Value),
     /// A text frame that is not JSON, or a binary frame (both protocol errors).
     Garbage(String),
-    /// The peer closed (close frame or end of stream).
-    Closed,
+    /// The peer closed: the close frame's code, `None` for a bare end of stream.
+    Closed(Option<u16>),
     /// Nothing arrived within the wait.
     Silent,
 }
@@ -63,7 +63,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> JsonSocket<S> {
                 Ok(next) => next,
             };
             match next {
-                None | Some(Err(_)) | Some(Ok(Frame::Close(_))) => return Received::Closed,
+                None | Some(Err(_)) => return Received::Closed(None),
+                Some(Ok(Frame::Close(frame))) => {
+                    return Received::Closed(frame.map(|f| u16::from(f.code)));
+                }
                 Some(Ok(Frame::Text(text))) => {
                     return match serde_json::from_str(text.as_str()) {
                         Ok(value) => Received::Json(value),
@@ -84,7 +87,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> JsonSocket<S> {
         match self.recv(wait).await {
             Received::Json(value) => Ok(value),
             Received::Garbage(why) => Err(why),
-            Received::Closed => Err("the peer closed the socket".into()),
+            Received::Closed(_) => Err("the peer closed the socket".into()),
             Received::Silent => Err(format!("nothing arrived within {} ms", wait.as_millis())),
         }
     }
@@ -94,11 +97,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> JsonSocket<S> {
     /// # Errors
     /// The socket is still open after `wait`.
     pub async fn expect_close(&mut self, wait: Duration) -> Result<(), String> {
+        self.close_code(wait).await.map(drop)
+    }
+
+    /// Waits until the peer closes, skipping data frames; the close code, if any.
+    ///
+    /// # Errors
+    /// The socket is still open after `wait`.
+    pub async fn close_code(&mut self, wait: Duration) -> Result<Option<u16>, String> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             match self.recv(left).await {
-                Received::Closed => return Ok(()),
+                Received::Closed(code) => return Ok(code),
                 Received::Silent => {
                     return Err(format!("socket still open {} ms later", wait.as_millis()));
                 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use browser_bridge_protocol::PROTOCOL_VERSION;
+use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
 use serde_json::{Value, json};
 
 use super::{ANSWER_WAIT, BackendTarget, OpenError, client_id, connect_extension, hello, open};
@@ -67,6 +67,26 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         "handshake: same clientId replaces the older connection",
         replacement(target).await,
     );
+    report.record(
+        "transport: a frame above 32 MiB is refused with close code 1009",
+        oversized_frame(target).await,
+    );
+}
+
+/// §1: frames above 32 MiB are refused (close code 1009).
+async fn oversized_frame(target: &BackendTarget) -> Outcome {
+    let (mut socket, _) = connect_extension(target, &client_id()).await?;
+    let padding = "x".repeat(MAX_MESSAGE_BYTES + 1024);
+    let frame = format!(
+        r#"{{"type":"event","event":{{"event":"conformance_padding","data":"{padding}"}}}}"#
+    );
+    // The send itself may fail once the backend has closed: the close code decides.
+    let _ = socket.send_text(frame).await;
+    match socket.close_code(Duration::from_secs(10)).await? {
+        Some(1009) => Ok(()),
+        Some(code) => Err(format!("closed with code {code}, expected 1009")),
+        None => Err("the connection dropped without a close frame (expected code 1009)".into()),
+    }
 }
 
 async fn origin_refused(target: &BackendTarget, origin: Option<&str>) -> Outcome {

@@ -142,7 +142,7 @@ impl Conn {
                 self.strays.push(format!("invalid frame: {why}"));
                 return Err(format!("invalid frame: {why}"));
             }
-            Received::Closed => {
+            Received::Closed(_) => {
                 self.closed = true;
                 return Err("the extension closed the connection".into());
             }
