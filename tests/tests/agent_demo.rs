@@ -146,3 +146,140 @@ async fn the_agent_files_a_claim_and_stops_at_the_portal_sign_in() {
     assert_eq!(report.steps, 0);
     assert!(llm.requests().is_empty(), "the model was never asked");
 }
+
+/// `N items` in `text`, if any.
+fn item_count(text: &str) -> Option<u32> {
+    text.match_indices(" items")
+        .chain(text.match_indices(" item"))
+        .find_map(|(at, _)| {
+            text[..at]
+                .rsplit(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+}
+
+/// `browser-bridge verify` as a process against the running `serve` (real
+/// Chromium) and the demo site, with the scripted model answering all four tasks
+/// in order: the table reports every task passed.
+#[tokio::test]
+async fn verify_runs_the_demo_task_set_and_reports_the_pass_rate() {
+    let site = DemoSite::start().await.expect("demo site");
+    let stack = Stack::start()
+        .await
+        .expect("backend + Chromium + extension");
+    let built = browser_bridge_tests::harness::ensure_built().expect("built");
+    let new_item = || {
+        on_element(
+            "textbox",
+            "New item",
+            json!({"action": "type", "text": "buy milk"}),
+        )
+    };
+    let script = vec![
+        // todo: two items, then read the count.
+        new_item(),
+        on_element("button", "Add", json!({"action": "click"})),
+        on_element(
+            "textbox",
+            "New item",
+            json!({"action": "type", "text": "call the plumber"}),
+        ),
+        on_element("button", "Add", json!({"action": "click"})),
+        Reply::call(json!({"action": "extract"})),
+        Reply::from_request(
+            |request| match item_count(&scripted_llm::last_user_text(request)) {
+                Some(n) => Reply::text(&format!("The list shows {n} items.\nSTATUS: DONE")),
+                None => Reply::text("no count on the page\nSTATUS: FAILED"),
+            },
+        ),
+        // claim: P-1234.
+        on_element(
+            "textbox",
+            "Policy number",
+            json!({"action": "type", "text": "P-1234"}),
+        ),
+        on_element(
+            "textbox",
+            "What happened",
+            json!({"action": "type", "text": "A cracked windscreen."}),
+        ),
+        on_element("button", "Submit claim", json!({"action": "click"})),
+        Reply::call(json!({"action": "extract"})),
+        Reply::from_request(|request| {
+            match claim_reference(&scripted_llm::last_user_text(request)) {
+                Some(reference) => Reply::text(&format!("Reference: {reference}\nSTATUS: DONE")),
+                None => Reply::text("no reference\nSTATUS: FAILED"),
+            }
+        }),
+        // claim-unknown-policy: P-9999 is refused by the form.
+        on_element(
+            "textbox",
+            "Policy number",
+            json!({"action": "type", "text": "P-9999"}),
+        ),
+        on_element("button", "Submit claim", json!({"action": "click"})),
+        Reply::call(json!({"action": "extract"})),
+        Reply::from_request(|request| {
+            if scripted_llm::last_user_text(request).contains("P-9999 was not found") {
+                Reply::text("The form says policy P-9999 was not found.\nSTATUS: FAILED")
+            } else {
+                Reply::text("Filed.\nSTATUS: DONE")
+            }
+        }),
+        // portal: the auth wall ends the run before the model is asked.
+    ];
+    let replies = script.len();
+    let llm = ScriptedLlm::start(script).await;
+    let listen = stack.base_url.trim_start_matches("http://").to_owned();
+    let mut command = std::process::Command::new(&built.backend_bin);
+    for var in [
+        "BROWSER_BRIDGE_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "BROWSER_BRIDGE_BASE_URL",
+        "BROWSER_BRIDGE_PROVIDER",
+        "BROWSER_BRIDGE_MODEL",
+    ] {
+        command.env_remove(var);
+    }
+    command
+        .args(["verify", "--site", &site.url(""), "--listen", &listen])
+        .arg("--config-dir")
+        .arg(stack.config_dir.path())
+        .args(["--base-url", &llm.base_url(), "--model", "scripted"])
+        .env("BROWSER_BRIDGE_LOG", "warn");
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    let verdicts: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|row| (row[0], row[1], *row.last().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("todo", "yes", "done"),
+            ("claim", "yes", "done"),
+            ("claim-unknown-policy", "yes", "failed"),
+            ("portal", "yes", "obstacle"),
+        ],
+        "{stdout}\n{stderr}"
+    );
+    // Steps and tokens per task: todo took 6 model calls at 100 + 10 tokens each.
+    assert_eq!(rows[0][2], "6", "{stdout}");
+    assert_eq!(rows[0][4], "600", "{stdout}");
+    assert_eq!(rows[3][2], "0", "{stdout}");
+    assert!(stdout.contains("pass rate: 4/4"), "{stdout}");
+    assert_eq!(llm.requests().len(), replies);
+}
