@@ -17,6 +17,11 @@ use crate::extension::build_extension;
 /// failed build, or a demo whose checks did not all hold (non-zero exit).
 pub(crate) fn run_demo(args: &[String]) -> Result<()> {
     let root = workspace_root();
+    if args.iter().any(|a| a == "--headed") && std::env::var_os("DISPLAY").is_none() {
+        anyhow::bail!(
+            "--headed needs a display ($DISPLAY is not set); run without it for headless"
+        );
+    }
     ensure_wasm_target()?;
     let chromium = ensure_chromium()?;
     build_extension(true)?;
