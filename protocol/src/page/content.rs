@@ -11,6 +11,9 @@ use super::dom::{Dom, Kind, Shadow};
 /// Share of the page's prose the chosen root must contain.
 pub const PROSE_SHARE: f64 = 0.7;
 
+/// Share of all kept text (links included) a child must hold to become the root.
+pub const TEXT_SHARE: f64 = 0.5;
+
 /// Share of the kept prose that descending may leave behind in siblings.
 pub const LEFT_BEHIND: f64 = 0.15;
 /// Prose bytes descending may always leave behind (a tagline, a dateline).
@@ -237,6 +240,9 @@ fn choose_root(dom: &Dom<'_>, c: &Content) -> usize {
                 let kept = c.prose(k);
                 kept >= need
                     && (here - kept) as f64 <= (kept as f64 * LEFT_BEHIND).max(MIN_LEFT_BEHIND)
+                    // Nor while it leaves most of the text behind: a short intro next
+                    // to a long list of links keeps the list.
+                    && c.text[k] as f64 >= c.text[id] as f64 * TEXT_SHARE
             });
         match next {
             Some(k) => id = k,

@@ -189,7 +189,17 @@ impl Renderer<'_, '_> {
             }
             "br" => out.newline(),
             "hr" => out.block("---".to_owned()),
-            "a" => self.link(id, out, ctx),
+            "a" => {
+                // Card links (display: block/flex) are blocks of their own.
+                let block = node.layout.is_some_and(|l| !l.inline);
+                if block {
+                    out.flush();
+                }
+                self.link(id, out, ctx);
+                if block {
+                    out.flush();
+                }
+            }
             "img" => {
                 let alt = self
                     .dom
