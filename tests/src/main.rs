@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use browser_bridge_tests::conformance::Report;
 use browser_bridge_tests::conformance::backend::{BackendTarget, DEFAULT_ORIGIN, http_base_of};
 use browser_bridge_tests::conformance::extension::ExtensionHarness;
-use browser_bridge_tests::conformance::launch::launch_paired;
+use browser_bridge_tests::conformance::launch::{launch_paired, pairing_url};
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
@@ -106,8 +106,10 @@ async fn run(cli: Cli) -> Result<Report> {
                 .await
                 .with_context(|| format!("binding {}", args.listen))?;
             eprintln!(
-                "waiting for an extension: backend URL {} pairing token {token}",
-                harness.ws_url()
+                "waiting for an extension: backend URL {} pairing token {token}\n\
+                 (for our extension, open {})",
+                harness.ws_url(),
+                pairing_url(&token, &harness.ws_url())
             );
             // Kept alive until the checks are done; dropping it kills Chromium.
             let _chromium = match &args.launch_chromium {
