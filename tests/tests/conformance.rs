@@ -98,7 +98,7 @@ async fn backend_mode_passes_against_our_backend() {
         .unwrap();
     serve.kill().await.ok();
     let _ = std::fs::remove_dir_all(&config);
-    assert_all_passed(&output, 30);
+    assert_all_passed(&output, 36);
 }
 
 #[tokio::test]
@@ -120,5 +120,5 @@ async fn extension_mode_passes_against_our_extension_in_chromium() {
         .output()
         .await
         .unwrap();
-    assert_all_passed(&output, 18);
+    assert_all_passed(&output, 24);
 }

@@ -15,6 +15,8 @@ use tokio_tungstenite::tungstenite::Message as Frame;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 const TAB: u64 = 7;
+/// The tab `open_tab` opens.
+const OTHER_TAB: u64 = 8;
 
 /// A small extension that follows the protocol on one fake tab; `double` answers
 /// every request twice (a protocol violation). Like the real one, it reconnects
@@ -84,7 +86,10 @@ fn error(code: &str, message: &str) -> Result<Value, Value> {
 /// One action on the fake tab; events go to `out` after the response.
 fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value> {
     let name = action["action"].as_str().unwrap_or_default();
-    if action.get("tabId").is_some_and(|t| t != &json!(TAB)) {
+    if action
+        .get("tabId")
+        .is_some_and(|t| t != &json!(TAB) && t != &json!(OTHER_TAB))
+    {
         return error(
             "session_not_found",
             "no session for that tab; pass one of [7]",
@@ -130,12 +135,21 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             "nothing matches; extract and pick another target",
         ),
         "close_tab" => {
+            let tab = action["tabId"].clone();
             out.push(
-                json!({"type": "event", "event": {"event": "session_ended", "tabId": TAB,
+                json!({"type": "event", "event": {"event": "session_ended", "tabId": tab,
                             "reason": "tab_closed", "actionCount": count, "endedAt": now}}),
             );
-            Ok(json!({"action": "close_tab", "tabId": TAB}))
+            Ok(json!({"action": "close_tab", "tabId": tab}))
         }
+        "open_tab" => Ok(
+            json!({"action": "open_tab", "tabId": OTHER_TAB, "windowId": 1,
+                                "url": "about:blank", "title": ""}),
+        ),
+        "screenshot" => Ok(
+            json!({"action": "screenshot", "tabId": TAB, "mimeType": "image/png",
+                                  "data": "iVBORw0KGgoAAAANSUhEUg==", "width": 780, "height": 493}),
+        ),
         other => error("internal_error", &format!("the fake does not do {other}")),
     }
 }

@@ -77,6 +77,18 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     );
     on_tab!("actions: list_tabs shape, our tab is a session", list_tabs);
     on_tab!(
+        "sessions: navigate without a session opens its tab in the agent window",
+        in_agent_window
+    );
+    on_tab!(
+        "sessions: open_tab → {action, tabId, windowId, url, title}, agent window reused",
+        open_tab
+    );
+    on_tab!(
+        "actions: screenshot → {action, tabId, mimeType: image/png, data, width, height}",
+        screenshot
+    );
+    on_tab!(
         "tolerance: unknown optional fields in request and action",
         unknown_fields
     );
@@ -229,6 +241,64 @@ async fn list_tabs(conn: &mut Conn, tab: u64) -> Outcome {
     ensure(ours["session"] == json!(true), || {
         format!("tab {tab} is not marked as a session: {}", short(ours))
     })
+}
+
+/// The `list_tabs` entry of `tab`.
+async fn tab_info(conn: &mut Conn, tab: u64) -> Result<Value, String> {
+    let response = conn.call(json!({"action": "list_tabs"}), ACTION_MS).await?;
+    let result = result_of(&response, "list_tabs")?;
+    result["tabs"]
+        .as_array()
+        .and_then(|tabs| tabs.iter().find(|t| t["tabId"] == json!(tab)))
+        .cloned()
+        .ok_or_else(|| format!("tab {tab} is not listed"))
+}
+
+async fn in_agent_window(conn: &mut Conn, tab: u64) -> Outcome {
+    let info = tab_info(conn, tab).await?;
+    ensure(info["agentWindow"] == json!(true), || {
+        format!("tab {tab} is not in the agent window: {}", short(&info))
+    })
+}
+
+async fn open_tab(conn: &mut Conn, tab: u64) -> Outcome {
+    let action = json!({"action": "open_tab", "url": "about:blank"});
+    let response = conn.call(action, NAVIGATION_MS).await?;
+    let result = result_of(&response, "open_tab")?;
+    let opened = u64_field(result, "tabId")?;
+    let window = u64_field(result, "windowId")?;
+    str_field(result, "url")?;
+    str_field(result, "title")?;
+    let first = tab_info(conn, tab).await?;
+    let closed = conn
+        .call(json!({"action": "close_tab", "tabId": opened}), ACTION_MS)
+        .await?;
+    result_of(&closed, "close_tab")?;
+    ensure(opened != tab, || format!("open_tab reused tab {tab}"))?;
+    ensure(first["windowId"] == json!(window), || {
+        format!(
+            "the new tab is in window {window}, the agent window is {}",
+            first["windowId"]
+        )
+    })
+}
+
+async fn screenshot(conn: &mut Conn, tab: u64) -> Outcome {
+    let response = conn
+        .call(json!({"action": "screenshot", "tabId": tab}), 20_000)
+        .await?;
+    let result = result_of(&response, "screenshot")?;
+    let mime = str_field(result, "mimeType")?;
+    ensure(mime == "image/png", || {
+        format!("mimeType `{mime}`, expected image/png")
+    })?;
+    // Base64 of the PNG signature \x89PNG\r\n\x1a\n.
+    let data = str_field(result, "data")?;
+    ensure(data.starts_with("iVBORw0KGgo"), || {
+        "data is not a base64 PNG".into()
+    })?;
+    let (width, height) = (u64_field(result, "width")?, u64_field(result, "height")?);
+    ensure(width > 0 && height > 0, || format!("size {width}x{height}"))
 }
 
 async fn unknown_fields(conn: &mut Conn, tab: u64) -> Outcome {
