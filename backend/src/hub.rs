@@ -174,7 +174,8 @@ impl ExtensionHub {
     }
 
     /// Closes every extension socket with 1001 (going away: the extension reconnects
-    /// later) and fails their in-flight requests with `not_connected`. Used on shutdown.
+    /// later) and answers their in-flight requests and every request waiting for a
+    /// connection with `not_connected`. Used on shutdown.
     pub fn close_all(&self) {
         let _ = self.tx.send(Command::CloseAll);
     }
@@ -278,6 +279,9 @@ impl Owner {
                         .outbound
                         .send(Outbound::Close(1001, "backend shutting down".into()));
                     self.fail_connection(conn.conn);
+                }
+                for (_, reply) in self.waiting.take_all() {
+                    let _ = reply.send(Err(not_connected_error()));
                 }
                 self.events.clear_sessions();
             }
