@@ -14,6 +14,7 @@ function render(status) {
     $('reason').textContent = status ? status.error : '';
     return;
   }
+  document.body.dataset.globalStop = String(status.globalStop);
   const c = status.connection;
   $('dot').className = 'dot ' + c.state;
   $('state').textContent = c.state === 'connected' ? `connected · last pong ${ago(c.lastPongAt)}` : c.state;
@@ -37,7 +38,6 @@ function render(status) {
   $('no-sessions').hidden = status.sessions.length > 0;
   $('stop-all').hidden = status.globalStop;
   $('resume').hidden = !status.globalStop;
-  document.body.dataset.globalStop = String(status.globalStop);
 }
 
 function send(message) {

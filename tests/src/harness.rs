@@ -447,15 +447,18 @@ impl Stack {
             .chromium
             .open_page(&format!("chrome-extension://{EXTENSION_ID}/popup.html"))
             .await?;
-        let until = Instant::now() + Duration::from_secs(10);
-        while self
-            .chromium
-            .eval(&session, "document.body.dataset.globalStop !== undefined")
-            .await?
-            != true
-        {
+        let until = Instant::now() + Duration::from_secs(20);
+        let probe = "return !!document.body && document.body.dataset.globalStop !== undefined";
+        while self.chromium.eval(&session, probe).await? != true {
             if Instant::now() > until {
-                bail!("the popup did not render its status");
+                let shown = self
+                    .chromium
+                    .eval(
+                        &session,
+                        "return document.body ? document.body.innerText : document.readyState",
+                    )
+                    .await?;
+                bail!("the popup did not render its status; it shows: {shown}");
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
