@@ -130,6 +130,7 @@ mod tests {
             arguments: serde_json::json!({}),
             usage: Usage {
                 prompt_tokens: 1534,
+                cached_prompt_tokens: 0,
                 completion_tokens: 42,
             },
         };

@@ -172,10 +172,15 @@ pub struct FinalReport {
 
 impl FinalReport {
     /// The report's closing line:
-    /// `done · 5 steps · 6 actions · 12.3 s · 8120 prompt + 310 completion tokens`.
+    /// `success · 5 steps · 6 actions · 12.3 s · 8120 prompt (6000 cached) + 310
+    /// completion tokens` (the cached part only when there is one).
     pub fn summary_line(&self) -> String {
+        let cached = match self.usage.cached_prompt_tokens {
+            0 => String::new(),
+            n => format!(" ({n} cached)"),
+        };
         format!(
-            "{} · {} steps · {} actions · {:.1} s · {} prompt + {} completion tokens",
+            "{} · {} steps · {} actions · {:.1} s · {} prompt{cached} + {} completion tokens",
             if self.success { "success" } else { "failure" },
             self.steps,
             self.actions,
@@ -246,6 +251,7 @@ mod tests {
             wall_ms: 1500,
             usage: Usage {
                 prompt_tokens: 30,
+                cached_prompt_tokens: 0,
                 completion_tokens: 6,
             },
             stop: StopReason::MaxSteps(3),

@@ -158,17 +158,18 @@ pub async fn run(args: VerifyArgs) -> ExitCode {
 #[allow(clippy::print_stdout)] // the table is verify's output
 fn print_table(rows: &[(&str, bool, FinalReport)]) {
     println!(
-        "{:<22} {:<5} {:>5} {:>8} {:>9} {:>10}  reason",
-        "task", "pass", "steps", "time s", "prompt", "completion"
+        "{:<22} {:<5} {:>5} {:>8} {:>9} {:>9} {:>10}  reason",
+        "task", "pass", "steps", "time s", "prompt", "cached", "completion"
     );
     for (name, ok, report) in rows {
         println!(
-            "{:<22} {:<5} {:>5} {:>8.1} {:>9} {:>10}  {}",
+            "{:<22} {:<5} {:>5} {:>8.1} {:>9} {:>9} {:>10}  {}",
             name,
             if *ok { "yes" } else { "no" },
             report.steps,
             report.wall_ms as f64 / 1000.0,
             report.usage.prompt_tokens,
+            report.usage.cached_prompt_tokens,
             report.usage.completion_tokens,
             report.reason
         );

@@ -127,7 +127,7 @@ async fn run_json_writes_ndjson_events_and_fails_with_the_task() {
     assert_eq!(last["answer"], "There is no such button.");
     assert_eq!(
         last["usage"],
-        json!({"promptTokens": 200, "completionTokens": 20})
+        json!({"promptTokens": 200, "cachedPromptTokens": 0, "completionTokens": 20})
     );
 }
 

@@ -301,8 +301,12 @@ async fn token_totals_are_summed_from_the_usage_fields() {
         let browser = FakeBrowser::start(claim_page()).await;
         let llm = ScriptedLlm::start(vec![
             Reply::call(json!({"action": "type", "uid": "e1", "text": "P-1234"})).usage(1234, 56),
-            Reply::call(json!({"action": "click", "uid": "e2"})).usage(1411, 23),
-            Reply::text("Filed.\nSTATUS: DONE").usage(1530, 7),
+            Reply::call(json!({"action": "click", "uid": "e2"}))
+                .usage(1411, 23)
+                .cached(1024),
+            Reply::text("Filed.\nSTATUS: DONE")
+                .usage(1530, 7)
+                .cached(1400),
         ])
         .await;
         let (report, events) = run(
@@ -317,6 +321,7 @@ async fn token_totals_are_summed_from_the_usage_fields() {
             report.usage,
             Usage {
                 prompt_tokens: 1234 + 1411 + 1530,
+                cached_prompt_tokens: 1024 + 1400,
                 completion_tokens: 56 + 23 + 7
             },
             "{wire:?}"

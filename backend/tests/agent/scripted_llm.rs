@@ -42,6 +42,8 @@ pub struct Reply {
     pub calls: Vec<Value>,
     /// (prompt, completion) tokens reported.
     pub usage: (u64, u64),
+    /// The part of the prompt tokens reported as read from the prompt cache.
+    pub cached: u64,
     /// When set, the reply is built from the request instead.
     pub dynamic: Option<ReplyFn>,
 }
@@ -52,6 +54,7 @@ impl std::fmt::Debug for Reply {
             .field("text", &self.text)
             .field("calls", &self.calls)
             .field("usage", &self.usage)
+            .field("cached", &self.cached)
             .field("dynamic", &self.dynamic.is_some())
             .finish()
     }
@@ -64,6 +67,7 @@ impl Reply {
             text: String::new(),
             calls: vec![arguments],
             usage: (100, 10),
+            cached: 0,
             dynamic: None,
         }
     }
@@ -74,6 +78,7 @@ impl Reply {
             text: text.into(),
             calls: Vec::new(),
             usage: (100, 10),
+            cached: 0,
             dynamic: None,
         }
     }
@@ -95,6 +100,12 @@ impl Reply {
     /// The same reply reporting other token counts.
     pub fn usage(mut self, prompt: u64, completion: u64) -> Reply {
         self.usage = (prompt, completion);
+        self
+    }
+
+    /// The same reply reporting `cached` of its prompt tokens as cache reads.
+    pub fn cached(mut self, cached: u64) -> Reply {
+        self.cached = cached;
         self
     }
 }
@@ -226,7 +237,8 @@ async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value
             "choices": [{"index": 0, "message": message,
                          "finish_reason": if tool_calls.is_empty() { "stop" } else { "tool_calls" }}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion},
+                      "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": reply.cached}},
         })),
     )
 }
@@ -256,7 +268,11 @@ async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Va
             "model": "scripted",
             "content": content,
             "stop_reason": if reply.calls.is_empty() { "end_turn" } else { "tool_use" },
-            "usage": {"input_tokens": prompt, "output_tokens": completion},
+            // The Messages API counts cache reads apart from `input_tokens`.
+            "usage": {"input_tokens": prompt - reply.cached,
+                      "cache_read_input_tokens": reply.cached,
+                      "cache_creation_input_tokens": 0,
+                      "output_tokens": completion},
         })),
     )
 }

@@ -16,15 +16,21 @@ use crate::agent::conversation::{Conversation, ToolCall};
 /// Longest wait for one model reply (ms); the run's overall timeout still applies.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Most completion tokens asked for per reply (the Messages API requires a bound).
+/// `max_tokens` of an Anthropic request (the Messages API requires a bound; the
+/// OpenAI-compatible request leaves it to the model).
 pub const MAX_COMPLETION_TOKENS: u32 = 4096;
 
 /// Tokens of one reply, or summed over a run, as the provider reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
-    /// Input tokens (OpenAI `prompt_tokens`, Anthropic `input_tokens`).
+    /// Every input token (OpenAI `prompt_tokens`; Anthropic `input_tokens` +
+    /// `cache_creation_input_tokens` + `cache_read_input_tokens`).
     pub prompt_tokens: u64,
+    /// The part of `prompt_tokens` read from the provider's prompt cache (OpenAI
+    /// `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`),
+    /// billed at a fraction of the input price.
+    pub cached_prompt_tokens: u64,
     /// Output tokens (OpenAI `completion_tokens`, Anthropic `output_tokens`).
     pub completion_tokens: u64,
 }
@@ -32,6 +38,7 @@ pub struct Usage {
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
         self.completion_tokens += other.completion_tokens;
     }
 }
@@ -228,16 +235,19 @@ mod tests {
         let mut total = Usage::default();
         total += Usage {
             prompt_tokens: 1200,
+            cached_prompt_tokens: 0,
             completion_tokens: 40,
         };
         total += Usage {
             prompt_tokens: 1500,
+            cached_prompt_tokens: 1100,
             completion_tokens: 12,
         };
         assert_eq!(
             total,
             Usage {
                 prompt_tokens: 2700,
+                cached_prompt_tokens: 1100,
                 completion_tokens: 52
             }
         );

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{LlmError, MAX_COMPLETION_TOKENS, Model, Reply, ToolSpec, Usage, post_json};
+use super::{LlmError, Model, Reply, ToolSpec, Usage, post_json};
 use crate::agent::conversation::{Conversation, ToolCall, Turn};
 
 /// A chat-completions client. Cheap to clone.
@@ -50,7 +50,10 @@ impl Model for OpenAiClient {
     }
 }
 
-/// The request body: system message, the (elided) turns, the one tool.
+/// The request body: system message, the (elided) turns, the one tool. No
+/// `max_tokens`, `temperature` or `tool_choice`: OpenAI's reasoning models refuse
+/// the first two, and some compatible local servers the last; the defaults
+/// (auto tool choice, the model's own limits) are what the loop wants.
 pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -> Value {
     let mut messages = vec![json!({"role": "system", "content": conversation.system})];
     for turn in conversation.elided_turns() {
@@ -94,8 +97,6 @@ pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -
                 "parameters": tool.schema,
             },
         }],
-        "tool_choice": "auto",
-        "max_tokens": MAX_COMPLETION_TOKENS,
     })
 }
 
@@ -143,6 +144,10 @@ pub fn parse_reply(answer: &Value) -> Result<Reply, LlmError> {
             .pointer("/usage/prompt_tokens")
             .and_then(Value::as_u64)
             .unwrap_or(0),
+        cached_prompt_tokens: answer
+            .pointer("/usage/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
         completion_tokens: answer
             .pointer("/usage/completion_tokens")
             .and_then(Value::as_u64)
@@ -188,6 +193,7 @@ mod tests {
         assert_eq!(messages[3]["tool_call_id"], "c1");
         assert_eq!(body["tools"][0]["function"]["name"], "browser");
         assert_eq!(body["tools"][0]["function"]["parameters"]["type"], "object");
+        assert!(body.get("max_tokens").is_none() && body.get("temperature").is_none());
     }
 
     #[test]
@@ -203,7 +209,8 @@ mod tests {
                      "function": {"name": "browser", "arguments": "{not json"}}
                 ]
             }}],
-            "usage": {"prompt_tokens": 812, "completion_tokens": 31, "total_tokens": 843}
+            "usage": {"prompt_tokens": 812, "completion_tokens": 31, "total_tokens": 843,
+                      "prompt_tokens_details": {"cached_tokens": 512}}
         });
         let reply = parse_reply(&answer).unwrap();
         assert_eq!(reply.text, "Reading the page.");
@@ -216,6 +223,7 @@ mod tests {
             reply.usage,
             Usage {
                 prompt_tokens: 812,
+                cached_prompt_tokens: 512,
                 completion_tokens: 31
             }
         );
