@@ -200,3 +200,29 @@ fn text_is_cut_on_a_char_boundary() {
     assert_eq!(result.text.len(), 50_000);
     assert!(result.truncated.is_some_and(|t| t.text && !t.elements));
 }
+
+#[test]
+fn without_an_accessibility_tree_the_snapshot_gives_the_same_elements() {
+    for page in [
+        "cookie", "hidden", "login", "navlogin", "shadow", "linkfarm",
+    ] {
+        let mut inputs = load(page);
+        let with_ax = summary(&inputs, &mut UidCache::new());
+        inputs.ax_trees.clear();
+        let without = summary(&inputs, &mut UidCache::new());
+        assert_eq!(without, with_ax, "{page}");
+    }
+    let mut login = load("login");
+    login.ax_trees.clear();
+    let result = shape_extract(TabId(1), &login, &mut UidCache::new());
+    let remember = result
+        .elements
+        .iter()
+        .find(|e| e.role == "checkbox")
+        .expect("checkbox");
+    assert_eq!(remember.checked, Some(Checked::False));
+    assert_eq!(
+        result.obstacle.map(|o| o.confidence),
+        Some(Confidence::High)
+    );
+}

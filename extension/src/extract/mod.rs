@@ -4,7 +4,9 @@
 //! Round trips: `DOMSnapshot.captureSnapshot` (DOM in flat-tree order with layout and
 //! [`COMPUTED_STYLES`], all same-origin frames), `Accessibility.getFullAXTree` of the
 //! main frame and `Runtime.evaluate` of `innerText` go out together; then one
-//! `getFullAXTree` per same-origin iframe the snapshot found, also together. No page
+//! `getFullAXTree` per same-origin iframe the snapshot found, also together. When
+//! the accessibility tree fails or takes over [`AX_TIMEOUT_MS`], elements come from
+//! the snapshot alone (`page::fallback`). No page
 //! script beyond reading `innerText`, so a page that overrides prototypes cannot
 //! change what the agent reads. The uids come from the session's cache (§6).
 
@@ -19,6 +21,10 @@ use crate::{cdp, chrome, sessions};
 
 /// Per-command timeout of the gathering calls (ms); `extract`'s deadline is 20 s.
 const GATHER_TIMEOUT_MS: u32 = 15_000;
+
+/// Timeout of `Accessibility.getFullAXTree` (ms): past it, the snapshot-only
+/// element list stands in.
+const AX_TIMEOUT_MS: u32 = 8_000;
 
 /// `document.body.innerText` (§6 `text`), empty for a document without body.
 const INNER_TEXT: &str = "document.body ? document.body.innerText : ''";
@@ -46,12 +52,7 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
         json!({ "computedStyles": COMPUTED_STYLES }),
         GATHER_TIMEOUT_MS,
     );
-    let main_ax = cdp::send_raw(
-        tab,
-        "Accessibility.getFullAXTree",
-        json!({}),
-        GATHER_TIMEOUT_MS,
-    );
+    let main_ax = cdp::send_raw(tab, "Accessibility.getFullAXTree", json!({}), AX_TIMEOUT_MS);
     let text = cdp::send_with_timeout(
         tab,
         "Runtime.evaluate",
@@ -62,30 +63,19 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
     let snapshot: CapturedSnapshot = chrome::from_js(&snapshot?).map_err(|e| {
         BridgeError::internal(format!("DOMSnapshot.captureSnapshot: {}", e.message))
     })?;
-    let mut ax_trees = vec![decode_ax(&main_ax?)?];
-    // Same-origin iframes: their documents are in the snapshot, their AX trees are not
-    // in the main frame's. A frame that went away meanwhile just has no elements.
-    let frames: Vec<String> = snapshot
-        .documents
-        .iter()
-        .skip(1)
-        .filter_map(|d| snapshot.string(d.frame_id).map(str::to_owned))
-        .collect();
-    let frame_trees = join_all(frames.iter().map(|frame| {
-        cdp::send_raw(
-            tab,
-            "Accessibility.getFullAXTree",
-            json!({ "frameId": frame }),
-            GATHER_TIMEOUT_MS,
-        )
-    }))
-    .await;
-    ax_trees.extend(
-        frame_trees
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter_map(|t| decode_ax(&t).ok()),
-    );
+    // The accessibility tree grows with the page (10 MB on a long Wikipedia article);
+    // when it fails or is late, elements come from the snapshot alone.
+    let ax_trees = match main_ax
+        .map_err(BridgeError::from)
+        .and_then(|t| decode_ax(&t))
+    {
+        Ok(main) => {
+            let mut trees = vec![main];
+            trees.extend(frame_trees(tab, &snapshot).await);
+            trees
+        }
+        Err(_) => Vec::new(),
+    };
     let text = text?;
     Ok(PageInputs {
         snapshot,
@@ -95,6 +85,31 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
             .unwrap_or_default()
             .to_owned(),
     })
+}
+
+/// AX trees of the same-origin iframes: their documents are in the snapshot, their
+/// trees are not in the main frame's. A frame that went away meanwhile just has no
+/// elements.
+async fn frame_trees(tab: TabId, snapshot: &CapturedSnapshot) -> Vec<AxTree> {
+    let frames: Vec<String> = snapshot
+        .documents
+        .iter()
+        .skip(1)
+        .filter_map(|d| snapshot.string(d.frame_id).map(str::to_owned))
+        .collect();
+    join_all(frames.iter().map(|frame| {
+        cdp::send_raw(
+            tab,
+            "Accessibility.getFullAXTree",
+            json!({ "frameId": frame }),
+            AX_TIMEOUT_MS,
+        )
+    }))
+    .await
+    .into_iter()
+    .filter_map(Result::ok)
+    .filter_map(|t| decode_ax(&t).ok())
+    .collect()
 }
 
 fn decode_ax(raw: &JsValue) -> Result<AxTree, BridgeError> {

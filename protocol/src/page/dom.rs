@@ -309,6 +309,26 @@ impl<'a> Dom<'a> {
             .unwrap_or("")
     }
 
+    /// The current value of an `<input>`/`<textarea>` (CDP `inputValue`).
+    pub fn input_value(&self, id: usize) -> Option<&'a str> {
+        let node = &self.nodes[id];
+        let doc = self.snap.documents.get(node.doc)?;
+        let index = i64::try_from(id - self.doc_start[node.doc]).ok()?;
+        let rare = &doc.nodes.input_value;
+        let k = rare.index.iter().position(|&i| i == index)?;
+        self.snap.string(*rare.value.get(k)?)
+    }
+
+    /// A checked checkbox or radio (CDP `inputChecked`).
+    pub fn input_checked(&self, id: usize) -> bool {
+        let node = &self.nodes[id];
+        let Some(doc) = self.snap.documents.get(node.doc) else {
+            return false;
+        };
+        i64::try_from(id - self.doc_start[node.doc])
+            .is_ok_and(|index| doc.nodes.input_checked.index.contains(&index))
+    }
+
     /// URL of document `doc`.
     pub fn document_url(&self, doc: usize) -> &'a str {
         self.snap

@@ -95,7 +95,7 @@ pub fn interactive_elements<'n>(
         let Some(&id) = by_backend.get(&backend) else {
             continue;
         };
-        if in_hidden_shadow(dom, id) || !seen.insert(backend) {
+        if in_hidden_shadow(dom, id) || !seen.insert(backend) || is_select_option(dom, id) {
             continue;
         }
         let prop = |name: &str| {
@@ -137,7 +137,12 @@ pub fn interactive_elements<'n>(
         found.push((dom.nodes[id].order, candidate));
     }
     found.sort_by_key(|(order, _)| *order);
-    let mut items: Vec<Candidate> = found.into_iter().map(|(_, c)| c).collect();
+    cap(found.into_iter().map(|(_, c)| c).collect())
+}
+
+/// Applies the [`ELEMENTS_MAX`] cap to elements in document order: over the cap,
+/// invisible elements go first (keeping the earliest), then the tail.
+pub fn cap(mut items: Vec<Candidate>) -> Elements {
     let truncated = items.len() > ELEMENTS_MAX;
     if truncated {
         let visible = items.iter().filter(|c| c.visible).count();
@@ -162,6 +167,11 @@ pub fn interactive_elements<'n>(
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`
 /// when empty.
 pub fn clean(s: &str, max: usize) -> Option<String> {
+    // Icon-font glyphs (Unicode private use area) carry no meaning as text.
+    let s: String = s
+        .chars()
+        .filter(|c| !('\u{e000}'..='\u{f8ff}').contains(c))
+        .collect();
     let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.is_empty() {
         return None;
@@ -197,4 +207,14 @@ pub fn is_visible(dom: &Dom<'_>, id: usize) -> bool {
 
 fn in_hidden_shadow(dom: &Dom<'_>, id: usize) -> bool {
     dom.nodes[id].shadow == Some(Shadow::UserAgent)
+}
+
+/// An `<option>` of a `<select>`: chosen through `select_option` on the select, not
+/// an element of its own (a language picker would otherwise fill the list).
+pub fn is_select_option(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    node.tag == "option"
+        && std::iter::successors(node.parent, |&p| dom.nodes[p].parent)
+            .take(2)
+            .any(|p| dom.nodes[p].tag == "select")
 }

@@ -6,6 +6,7 @@
 pub mod content;
 pub mod dom;
 pub mod elements;
+pub mod fallback;
 pub mod markdown;
 pub mod shape;
 pub mod snapshot;

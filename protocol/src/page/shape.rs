@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dom::{Dom, Kind};
 use super::elements::interactive_elements;
+use super::fallback::snapshot_elements;
 use super::markdown::page_markdown;
 use super::snapshot::{AxTree, CapturedSnapshot};
 use super::uids::UidCache;
@@ -21,7 +22,8 @@ pub struct PageInputs {
     /// `DOMSnapshot.captureSnapshot` with
     /// [`COMPUTED_STYLES`](super::snapshot::COMPUTED_STYLES).
     pub snapshot: CapturedSnapshot,
-    /// `Accessibility.getFullAXTree` of each document's frame (any order).
+    /// `Accessibility.getFullAXTree` of each document's frame (any order); empty when
+    /// the tree could not be had, and elements then come from the snapshot alone.
     pub ax_trees: Vec<AxTree>,
     /// `document.body.innerText`.
     pub text: String,
@@ -33,7 +35,12 @@ pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> Ex
     let dom = Dom::new(&inputs.snapshot);
     let (url, title) = url_and_title(&inputs.snapshot);
     let markdown = page_markdown(&dom);
-    let found = interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()));
+    // Without an accessibility tree (it timed out on a huge page), the snapshot alone.
+    let found = if inputs.ax_trees.iter().all(|t| t.nodes.is_empty()) {
+        snapshot_elements(&dom)
+    } else {
+        interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()))
+    };
     let ids: Vec<i64> = found.items.iter().map(|c| c.backend_node_id).collect();
     let assigned = uids.assign(&ids);
     let elements: Vec<Element> = found

@@ -1,0 +1,246 @@
+//! Interactive elements from the DOM snapshot alone, for when the accessibility tree
+//! is not available: `Accessibility.getFullAXTree` grows with the page (10 MB and
+//! seconds on a long Wikipedia article) and may time out or fail on huge documents,
+//! while an extract without elements would leave the agent unable to act.
+//!
+//! Roles follow HTML-AAM for the common controls and explicit `role` attributes;
+//! names follow the main steps of accname (aria-labelledby, aria-label, `<label>`,
+//! alt/title/placeholder, content). Less exact than Chromium's tree, which is used
+//! whenever it answers.
+
+use std::collections::HashMap;
+
+use super::dom::{Dom, Kind, Shadow};
+use super::elements::{
+    Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, VALUE_MAX_CHARS, cap, clean, is_visible,
+};
+use crate::extract::Checked;
+
+/// Interactive elements of `dom` in document order, capped like
+/// [`interactive_elements`](super::elements::interactive_elements).
+pub fn snapshot_elements(dom: &Dom<'_>) -> Elements {
+    let ids = IdIndex::new(dom);
+    let mut items = Vec::new();
+    let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
+    order.sort_by_key(|&i| dom.nodes[i].order);
+    for id in order {
+        let node = &dom.nodes[id];
+        if node.kind != Kind::Element || node.layout.is_none() || hidden(dom, id) {
+            continue;
+        }
+        let Some(role) = role_of(dom, id) else {
+            continue;
+        };
+        let checked = match role {
+            "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio" => {
+                Some(match dom.attr(id, "aria-checked").map(str::trim) {
+                    Some("true") => Checked::True,
+                    Some("mixed") => Checked::Mixed,
+                    Some(_) => Checked::False,
+                    None if dom.input_checked(id) => Checked::True,
+                    None => Checked::False,
+                })
+            }
+            _ => None,
+        };
+        let value = match role {
+            "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" => {
+                dom.input_value(id).and_then(|v| clean(v, VALUE_MAX_CHARS))
+            }
+            _ => None,
+        };
+        items.push(Candidate {
+            backend_node_id: node.backend_node_id,
+            role: role.to_owned(),
+            name: name_of(dom, &ids, id, role).and_then(|n| clean(&n, NAME_MAX_CHARS)),
+            value,
+            visible: is_visible(dom, id),
+            disabled: dom.attr(id, "disabled").is_some()
+                || dom
+                    .attr(id, "aria-disabled")
+                    .is_some_and(|v| v.trim() == "true"),
+            checked,
+        });
+    }
+    cap(items)
+}
+
+/// The HTML-AAM role of an interactive element, `None` for everything else.
+fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
+    if let Some(explicit) = dom
+        .attr(id, "role")
+        .and_then(|r| r.split_whitespace().next())
+    {
+        let explicit = explicit.to_ascii_lowercase();
+        return INTERACTIVE_ROLES.iter().copied().find(|r| *r == explicit);
+    }
+    let input_type = || {
+        dom.attr(id, "type")
+            .unwrap_or("text")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    match dom.nodes[id].tag.as_str() {
+        "a" | "area" if dom.attr(id, "href").is_some() => Some("link"),
+        "button" => Some("button"),
+        "textarea" => Some("textbox"),
+        "select" => {
+            let size = dom
+                .attr(id, "size")
+                .and_then(|s| s.trim().parse::<u32>().ok())
+                .unwrap_or(0);
+            Some(if dom.attr(id, "multiple").is_some() || size > 1 {
+                "listbox"
+            } else {
+                "combobox"
+            })
+        }
+        "input" => match input_type().as_str() {
+            "hidden" => None,
+            "button" | "submit" | "reset" | "image" => Some("button"),
+            "checkbox" => Some("checkbox"),
+            "radio" => Some("radio"),
+            "range" => Some("slider"),
+            "number" => Some("spinbutton"),
+            "search" if dom.attr(id, "list").is_none() => Some("searchbox"),
+            "color" | "file" | "date" | "datetime-local" | "month" | "time" | "week" => {
+                Some("button")
+            }
+            _ if dom.attr(id, "list").is_some() => Some("combobox"),
+            _ => Some("textbox"),
+        },
+        _ if dom
+            .attr(id, "contenteditable")
+            .is_some_and(|v| matches!(v.trim(), "" | "true" | "plaintext-only")) =>
+        {
+            Some("textbox")
+        }
+        _ => None,
+    }
+}
+
+/// Hidden from assistive technology: `aria-hidden`, `inert`, user-agent shadow
+/// content, `visibility: hidden`.
+fn hidden(dom: &Dom<'_>, id: usize) -> bool {
+    if dom.nodes[id].layout.is_some_and(|l| l.invisible) {
+        return true;
+    }
+    let mut at = Some(id);
+    while let Some(a) = at {
+        let node = &dom.nodes[a];
+        if node.shadow == Some(Shadow::UserAgent)
+            || (node.kind == Kind::Element
+                && (dom
+                    .attr(a, "aria-hidden")
+                    .is_some_and(|v| v.trim() == "true")
+                    || dom.attr(a, "inert").is_some()))
+        {
+            return true;
+        }
+        at = node.parent;
+    }
+    false
+}
+
+/// Element ids per document, for `aria-labelledby` and `<label for>`.
+struct IdIndex {
+    by_id: HashMap<(usize, String), usize>,
+    labels_for: HashMap<(usize, String), Vec<usize>>,
+}
+
+impl IdIndex {
+    fn new(dom: &Dom<'_>) -> IdIndex {
+        let mut by_id = HashMap::new();
+        let mut labels_for: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        for (i, n) in dom.nodes.iter().enumerate() {
+            if n.kind != Kind::Element {
+                continue;
+            }
+            if let Some(v) = dom.attr(i, "id") {
+                by_id.entry((n.doc, v.to_owned())).or_insert(i);
+            }
+            if n.tag == "label"
+                && let Some(f) = dom.attr(i, "for")
+            {
+                labels_for.entry((n.doc, f.to_owned())).or_default().push(i);
+            }
+        }
+        IdIndex { by_id, labels_for }
+    }
+}
+
+/// The accessible name, by the first accname step that gives text.
+fn name_of(dom: &Dom<'_>, ids: &IdIndex, id: usize, role: &str) -> Option<String> {
+    let doc = dom.nodes[id].doc;
+    let non_empty = |s: String| (!s.trim().is_empty()).then_some(s);
+    if let Some(refs) = dom.attr(id, "aria-labelledby") {
+        let text: Vec<String> = refs
+            .split_whitespace()
+            .filter_map(|r| ids.by_id.get(&(doc, r.to_owned())))
+            .map(|&n| text_of(dom, n))
+            .collect();
+        if let Some(t) = non_empty(text.join(" ")) {
+            return Some(t);
+        }
+    }
+    if let Some(label) = dom
+        .attr(id, "aria-label")
+        .map(str::to_owned)
+        .and_then(non_empty)
+    {
+        return Some(label);
+    }
+    let tag = dom.nodes[id].tag.as_str();
+    let control = matches!(tag, "input" | "select" | "textarea");
+    if control {
+        let mut labels: Vec<String> = dom
+            .attr(id, "id")
+            .and_then(|i| ids.labels_for.get(&(doc, i.to_owned())))
+            .map(|ls| ls.iter().map(|&l| text_of(dom, l)).collect())
+            .unwrap_or_default();
+        let mut at = dom.nodes[id].parent;
+        while let Some(a) = at {
+            if dom.nodes[a].tag == "label" {
+                labels.push(text_of(dom, a));
+                break;
+            }
+            at = dom.nodes[a].parent;
+        }
+        if let Some(t) = non_empty(labels.join(" ")) {
+            return Some(t);
+        }
+        if tag == "input" && role == "button" {
+            let v = dom
+                .attr(id, "value")
+                .or_else(|| dom.attr(id, "alt"))
+                .map(str::to_owned);
+            if let Some(v) = v.and_then(non_empty) {
+                return Some(v);
+            }
+        }
+    } else if let Some(t) = non_empty(text_of(dom, id)) {
+        return Some(t);
+    }
+    ["title", "placeholder", "alt"]
+        .iter()
+        .find_map(|a| dom.attr(id, a).map(str::to_owned).and_then(non_empty))
+}
+
+/// Rendered text under `id` (image alt text included), whitespace-collapsed.
+fn text_of(dom: &Dom<'_>, id: usize) -> String {
+    let mut out = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        let node = &dom.nodes[n];
+        match node.kind {
+            Kind::Text if node.layout.is_some_and(|l| !l.invisible) => out.push(node.text),
+            Kind::Element if node.tag == "img" => out.extend(dom.attr(n, "alt")),
+            Kind::Element if matches!(node.tag.as_str(), "script" | "style" | "template") => {}
+            _ => stack.extend(dom.render_children(n).into_iter().rev()),
+        }
+    }
+    out.join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
