@@ -32,6 +32,8 @@ extern "C" {
     fn tabs_query_raw(query: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = create)]
     fn tabs_create_raw(props: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = update)]
+    fn tabs_update_raw(tab_id: f64, props: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = remove)]
     fn tabs_remove_raw(tab_id: f64) -> Result<Promise, JsValue>;
 
@@ -207,6 +209,13 @@ pub async fn tabs_query(query: &serde_json::Value) -> Result<Vec<Tab>, ChromeErr
 /// `chrome.tabs.create(props)`.
 pub async fn tabs_create(props: &serde_json::Value) -> Result<Tab, ChromeError> {
     from_js(&call(tabs_create_raw(&to_js(props))).await?)
+}
+
+/// `chrome.tabs.update(tabId, props)`.
+pub async fn tabs_update(tab_id: i64, props: &serde_json::Value) -> Result<(), ChromeError> {
+    call(tabs_update_raw(tab_id as f64, &to_js(props)))
+        .await
+        .map(|_| ())
 }
 
 /// `chrome.tabs.remove(tabId)`.

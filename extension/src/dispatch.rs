@@ -76,6 +76,12 @@ pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
             dialog.message
         )));
     }
+    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
+        match &action {
+            Action::Navigate(_) | Action::Reload(_) => {}
+            _ => return Err(sessions::crashed_error(tab)),
+        }
+    }
     sessions::with_session(tab, |s| s.action_count += 1);
     let cancelled = sessions::register_inflight(tab);
     match select(Box::pin(actions::run(tab, action)), cancelled).await {

@@ -50,6 +50,9 @@ pub struct Session {
     pub evaluating: u32,
     /// Last known main-frame URL.
     pub url: String,
+    /// The renderer crashed (`Inspector.targetCrashed`) and was not reloaded yet:
+    /// CDP calls hang until then (EXTENSION-RECIPE §8.8).
+    pub crashed: bool,
     /// When the session started (ms since the epoch).
     pub started_at: u64,
 }
@@ -231,6 +234,7 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
                 dialog: None,
                 evaluating: 0,
                 url: url.clone(),
+                crashed: false,
                 started_at,
             },
         )
@@ -394,15 +398,23 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
                 end_session(tab, SessionEndReason::DomainBlocked, true);
             }
         }
-        "Inspector.targetCrashed" => fail_inflight(
-            tab,
-            &BridgeError::internal(format!(
-                "the renderer of tab {tab} crashed: reload or navigate it"
-            )),
-        ),
+        "Inspector.targetCrashed" => {
+            with_session(tab, |s| s.crashed = true);
+            fail_inflight(tab, &crashed_error(tab));
+        }
+        "Inspector.targetReloadedAfterCrash" => {
+            with_session(tab, |s| s.crashed = false);
+        }
         _ => {}
     }
     cdp::deliver(tab, method, params);
+}
+
+/// `internal_error` for requests on a tab whose renderer crashed.
+pub fn crashed_error(tab: TabId) -> BridgeError {
+    BridgeError::internal(format!(
+        "the renderer of tab {tab} crashed: reload or navigate it"
+    ))
 }
 
 /// The events [`on_debugger_event`] needs even without a waiter.
@@ -413,6 +425,7 @@ pub fn always_routed(method: &str) -> bool {
             | "Page.javascriptDialogClosed"
             | "Page.frameNavigated"
             | "Inspector.targetCrashed"
+            | "Inspector.targetReloadedAfterCrash"
     )
 }
 

@@ -33,6 +33,9 @@ pub async fn navigate(tab: TabId, p: Navigate) -> Result<ActionResult, BridgeErr
 pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
     sessions::with_session(tab, |s| s.uids.invalidate());
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
+    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
+        return reload_crashed(tab, Some(url), loaded).await;
+    }
     let nav: cdp::Navigate = cdp::call(tab, "Page.navigate", json!({ "url": url })).await?;
     if let Some(error) = nav.error_text.filter(|e| !e.is_empty()) {
         return Err(BridgeError::new(
@@ -111,6 +114,9 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
 pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
     sessions::with_session(tab, |s| s.uids.invalidate());
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
+    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
+        return reload_crashed(tab, None, loaded).await;
+    }
     cdp::send(tab, "Page.reload", json!({})).await?;
     if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
         return Err(BridgeError::new(
@@ -118,6 +124,33 @@ pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
             format!("tab {tab}: the reload did not finish"),
         ));
     }
+    page_info(tab).await
+}
+
+/// A crashed renderer answers no CDP command until the tab loads again, so the
+/// load goes through `chrome.tabs.update` (the URL, or the current one again).
+async fn reload_crashed(
+    tab: TabId,
+    url: Option<&str>,
+    loaded: futures::channel::oneshot::Receiver<serde_json::Value>,
+) -> Result<PageResult, BridgeError> {
+    let target = match url {
+        Some(u) => u.to_owned(),
+        None => crate::chrome::tabs_get(tab.0)
+            .await
+            .map(|t| t.url)
+            .map_err(|_| sessions::no_tab(tab))?,
+    };
+    crate::chrome::tabs_update(tab.0, &json!({ "url": target }))
+        .await
+        .map_err(|e| BridgeError::internal(format!("tabs.update after a crash: {e}")))?;
+    if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+        return Err(BridgeError::new(
+            ErrorCode::Timeout,
+            format!("tab {tab}: the page did not load again after the crash"),
+        ));
+    }
+    sessions::with_session(tab, |s| s.crashed = false);
     page_info(tab).await
 }
 
