@@ -28,7 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Mode {
-    /// Act as an extension against the backend listening at <WS_URL>.
+    /// Act as an extension against the backend listening at <WS_URL>. Run it on a
+    /// backend no real extension is connected to: requests must reach the harness.
     Backend(BackendArgs),
     /// Act as a backend and wait for an extension to connect.
     Extension(ExtensionArgs),
