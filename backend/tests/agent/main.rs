@@ -65,7 +65,7 @@ impl FakeBrowser {
         common::serve_requests(ws, move |request| {
             let action = request["action"].clone();
             record.lock().unwrap().push(action.clone());
-            Some(answer(request, &action, &page))
+            Some(answer(request, &action, &page)).filter(|reply| !reply.is_null())
         });
         FakeBrowser { server, seen }
     }
@@ -107,6 +107,8 @@ fn answer(request: &Value, action: &Value, page: &Value) -> Value {
         "click" if known => ok(json!({"action": "click", "tabId": 1,
                                       "url": page["url"], "navigated": false})),
         "type" if known => ok(json!({"action": "type", "tabId": 1, "value": action["text"]})),
+        // Never answered: the run's own timeout must end it.
+        "wait_for" if action["selector"] == "#never" => Value::Null,
         "wait_for" => error(
             "timeout",
             "the element did not become visible within 500 ms",
@@ -410,4 +412,57 @@ async fn domain_blocked_ends_the_run_at_once() {
     );
     assert_eq!(browser.actions(), ["list_tabs", "navigate"]);
     assert_eq!(llm.remaining(), 1, "no retry around the block");
+}
+
+#[tokio::test]
+async fn reflections_stop_after_three_per_task() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![
+        Reply::call(json!({"action": "click", "uid": "e11"})),
+        Reply::call(json!({"action": "click", "uid": "e12"})),
+        Reply::call(json!({"action": "click", "uid": "e13"})),
+        Reply::call(json!({"action": "click", "uid": "e14"})),
+        Reply::text("No such buttons.\nSTATUS: FAILED"),
+    ])
+    .await;
+    let (report, events) = run(&browser, &llm, Wire::OpenAi, options("click", None)).await;
+    assert_eq!(report.reflections, 3);
+    let remaining: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Reflection { remaining, .. } => Some(*remaining),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(remaining, [2, 1, 0]);
+    let requests = llm.requests();
+    assert!(last_user_text(&requests[3]).contains("Reflections left for this task: 0."));
+    let after_fourth = last_user_text(&requests[4]);
+    assert!(
+        after_fourth.starts_with("element_not_found"),
+        "{after_fourth}"
+    );
+    assert!(!after_fourth.contains("Reflections left"), "{after_fourth}");
+}
+
+#[tokio::test]
+async fn the_overall_timeout_ends_a_run_stuck_on_the_browser() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![Reply::call(
+        json!({"action": "wait_for", "selector": "#never", "timeoutMs": 20000}),
+    )])
+    .await;
+    let options = RunOptions {
+        timeout: Duration::from_millis(800),
+        ..options("wait", None)
+    };
+    let (report, events) = run(&browser, &llm, Wire::Anthropic, options).await;
+    assert_eq!(report.stop, StopReason::Timeout(800), "{events:#?}");
+    assert!(!report.success);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::ToolResult { action, .. } if action == "wait_for")),
+        "the stuck call never produced a result"
+    );
 }
