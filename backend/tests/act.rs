@@ -458,3 +458,71 @@ async fn non_loopback_listen_is_refused_without_allow_remote() {
     .unwrap_err();
     assert!(err.to_string().contains("--allow-remote"), "{err}");
 }
+
+#[tokio::test]
+async fn malformed_or_mismatched_responses_still_answer_their_request() {
+    let server = start(options()).await;
+    let ws = connect_extension(&server, "confused").await;
+    wait_connected(&server, "confused").await;
+    let _ext = serve_requests(ws, |request| {
+        let id = &request["id"];
+        Some(match request["action"]["action"].as_str()? {
+            // Both result and error: invalid per §3.
+            "list_tabs" => {
+                json!({"type":"response","id":id,"result":{"action":"list_tabs","tabs":[]},
+                                  "error":{"code":"timeout","message":"x"}})
+            }
+            // A result for another action.
+            "evaluate" => {
+                json!({"type":"response","id":id,"result":{"action":"list_tabs","tabs":[]}})
+            }
+            _ => return None,
+        })
+    });
+    let hub = server.hub.clone();
+    let error = hub
+        .act(Action::from_json(LIST_TABS).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::InternalError);
+    assert!(
+        error.message.contains("invalid response"),
+        "{}",
+        error.message
+    );
+    let error = hub
+        .act(Action::from_json(r#"{"action":"evaluate","expression":"return 1"}"#).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::InternalError);
+    assert!(
+        error.message.contains("`evaluate` request"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn shutdown_answers_requests_waiting_for_a_connection() {
+    let server = start(ServeOptions {
+        connect_wait: Duration::from_secs(30),
+        ..options()
+    })
+    .await;
+    let hub = server.hub.clone();
+    let call = tokio::spawn(async move { hub.act(Action::from_json(LIST_TABS).unwrap()).await });
+    for _ in 0..500 {
+        if server.hub.status().await.waiting == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let hub = server.hub.clone();
+    tokio::time::timeout(Duration::from_secs(5), server.shutdown())
+        .await
+        .expect("shutdown does not wait for the 30 s connect-wait")
+        .unwrap();
+    let error = call.await.unwrap().unwrap_err();
+    assert_eq!(error.code, ErrorCode::NotConnected);
+    assert_eq!(hub.status().await.waiting, 0);
+}
