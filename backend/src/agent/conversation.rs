@@ -6,6 +6,7 @@
 //! ([`Conversation::elided_turns`]): the model acts on the latest extract, and every
 //! stale snapshot kept would be paid for again on every later step.
 
+use browser_bridge_protocol::result::TabInfo;
 use serde_json::Value;
 
 /// How many of the most recent `extract` observations are sent in full; older
@@ -138,6 +139,28 @@ pub fn first_message(task: &str, context: Option<&str>) -> String {
     }
 }
 
+/// What the model is told about the tabs before its first step: the tabs under
+/// its control (sessions), never the user's other tabs.
+pub fn tabs_context(tabs: &[TabInfo]) -> String {
+    let sessions: Vec<&TabInfo> = tabs.iter().filter(|tab| tab.session).collect();
+    if sessions.is_empty() {
+        return "No tab is under your control yet: start with `navigate` (or `open_tab`).".into();
+    }
+    let mut text = String::from("Tabs under your control:");
+    for tab in sessions {
+        let title = tab.title.split_whitespace().collect::<Vec<_>>().join(" ");
+        text.push_str(&format!(
+            "\n- tab {}{} · {} · {}",
+            tab.tab_id,
+            if tab.active { " (active)" } else { "" },
+            tab.url,
+            title
+        ));
+    }
+    text.push_str("\nRead the page with `extract` before acting.");
+    text
+}
+
 /// The message asking the model to reflect after a failure (Reflexion).
 pub fn reflection_message(failure: &str, remaining: u32) -> String {
     format!(
@@ -218,6 +241,27 @@ mod tests {
         );
         // The stored conversation keeps everything.
         assert!(conversation.turns.contains(&snapshot("c1", "page 1")));
+    }
+
+    #[test]
+    fn only_tabs_under_control_are_described() {
+        let tab = |id: i64, session: bool, title: &str| TabInfo {
+            tab_id: browser_bridge_protocol::TabId(id),
+            window_id: browser_bridge_protocol::WindowId(1),
+            url: format!("https://site.test/{id}"),
+            title: title.into(),
+            active: id == 2,
+            agent_window: session,
+            session,
+        };
+        assert_eq!(
+            tabs_context(&[tab(1, false, "My bank"), tab(2, true, "Claim\n form")]),
+            "Tabs under your control:\n- tab 2 (active) · https://site.test/2 · Claim form\n\
+             Read the page with `extract` before acting."
+        );
+        assert!(
+            tabs_context(&[tab(1, false, "My bank")]).starts_with("No tab is under your control")
+        );
     }
 
     #[test]

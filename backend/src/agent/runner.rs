@@ -282,7 +282,9 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                 usage: Usage::default(),
             });
             let started = Instant::now();
-            let Ok(observation) = timeout_at(self.deadline, self.execute(&arguments)).await else {
+            let Ok((observation, result)) =
+                timeout_at(self.deadline, self.execute_typed(&arguments)).await
+            else {
                 return Err(self.timed_out());
             };
             self.actions += 1;
@@ -304,8 +306,14 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                 context.push(format!("{action} failed: {failure}"));
                 break;
             }
-            if action != "navigate" {
-                context.push(observation.content);
+            match result {
+                // Only the tabs under control: the user's other tabs are none of
+                // the model's business until it asks (`list_tabs`).
+                Some(ActionResult::ListTabs(list)) => {
+                    context.push(conversation::tabs_context(&list.tabs));
+                }
+                Some(ActionResult::Navigate(_)) => {}
+                _ => context.push(observation.content),
             }
         }
         Ok((!context.is_empty()).then(|| context.join("\n")))
@@ -313,15 +321,20 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
 
     /// Decodes and executes one `browser` call and renders what came back.
     async fn execute(&self, arguments: &Value) -> Observation {
+        self.execute_typed(arguments).await.0
+    }
+
+    /// [`Run::execute`], also returning the typed result when there is one.
+    async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
         let decoded = crate::mcp::tool::decode(arguments.as_object().cloned());
         let (action, include_text): (Action, bool) = match decoded {
             Ok(decoded) => decoded,
-            Err(error) => return observe::of_error(&error),
+            Err(error) => return (observe::of_error(&error), None),
         };
         let result: Result<ActionResult, BridgeError> = self.bridge.act(action).await;
         match result {
-            Ok(result) => observe::of_result(&result, include_text),
-            Err(error) => observe::of_error(&error),
+            Ok(result) => (observe::of_result(&result, include_text), Some(result)),
+            Err(error) => (observe::of_error(&error), None),
         }
     }
 

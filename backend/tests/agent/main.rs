@@ -102,7 +102,11 @@ fn answer(request: &Value, action: &Value, page: &Value) -> Value {
         "navigate" => ok(json!({"action": "navigate", "tabId": 1,
                                 "url": action["url"], "title": page["title"]})),
         "extract" => ok(page.clone()),
-        "list_tabs" => ok(json!({"action": "list_tabs", "tabs": []})),
+        // One tab of the user's own, not under control.
+        "list_tabs" => ok(json!({"action": "list_tabs", "tabs": [{
+            "tabId": 9, "windowId": 1, "url": "https://bank.example/accounts",
+            "title": "My bank accounts", "active": true, "agentWindow": false, "session": false
+        }]})),
         "scroll" => ok(json!({"action": "scroll", "tabId": 1, "scrollX": 0.0, "scrollY": 600.0})),
         "click" if known => ok(json!({"action": "click", "tabId": 1,
                                       "url": page["url"], "navigated": false})),
@@ -232,6 +236,14 @@ async fn an_identical_repeated_call_is_refused_without_executing_it() {
         .filter(|e| matches!(e, AgentEvent::ToolResult { refused: true, .. }))
         .collect();
     assert_eq!(refused.len(), 1, "{events:#?}");
+    // Before the first step the model learnt that no tab is under its control,
+    // and nothing about the user's own tab.
+    let first = last_user_text(&llm.requests()[0]);
+    assert!(
+        first.contains("No tab is under your control yet"),
+        "{first}"
+    );
+    assert!(!first.contains("bank"), "{first}");
     let third = last_user_text(&llm.requests()[2]);
     assert!(
         third.starts_with("refused: this call is identical to the previous one, which failed"),
