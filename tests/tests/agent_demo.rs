@@ -99,6 +99,9 @@ async fn the_agent_files_a_claim_and_stops_at_the_portal_sign_in() {
         .collect();
     let log = log.join("\n");
     assert!(report.success, "{report:?}\n{log}\n{}", stack.backend_log());
+    // What each step sent (bytes of request JSON; ~4 bytes a token), for the record.
+    let sizes: Vec<usize> = llm.requests().iter().map(|r| r.to_string().len()).collect();
+    eprintln!("claim run: request bytes per step {sizes:?}");
     let reference = claim_reference(&report.answer).expect("a reference in the answer");
     assert_eq!(report.answer, format!("Claim reference: {reference}"));
     assert_eq!(report.steps, 7, "{log}");
