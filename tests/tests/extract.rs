@@ -47,6 +47,37 @@ async fn markdown_rules_on_fixture_pages() {
     assert_eq!(r["title"], "Tide tables explained");
     assert!(r["text"].as_str().expect("text").contains("We use cookies"));
 
+    // Over AX_TREE_MAX_NODES: elements come from the snapshot alone.
+    stack
+        .open("extract/huge.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    assert_eq!(r["truncated"]["markdown"], true);
+    assert_eq!(r["truncated"]["elements"], true);
+    assert!(r["markdown"].as_str().expect("md").len() <= 30_000);
+    let first: Vec<(&str, &str)> = r["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .take(3)
+        .map(|e| {
+            (
+                e["role"].as_str().unwrap_or(""),
+                e["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("searchbox", "Harbour search"),
+            ("checkbox", "Only ferries"),
+            ("link", "details")
+        ]
+    );
+    assert_eq!(r["elements"][1]["checked"], "true");
+
     stack
         .open("extract/hidden.html", Some(tab))
         .await

@@ -2,11 +2,13 @@
 //! crate's pure page logic (`browser_bridge_protocol::page`).
 //!
 //! Round trips: `DOMSnapshot.captureSnapshot` (DOM in flat-tree order with layout and
-//! [`COMPUTED_STYLES`], all same-origin frames), `Accessibility.getFullAXTree` of the
-//! main frame and `Runtime.evaluate` of `innerText` go out together; then one
-//! `getFullAXTree` per same-origin iframe the snapshot found, also together. When
-//! the accessibility tree fails or takes over [`AX_TIMEOUT_MS`], elements come from
-//! the snapshot alone (`page::fallback`). No page
+//! [`COMPUTED_STYLES`], all same-origin frames) and `Runtime.evaluate` of `innerText`
+//! go out together; then `Accessibility.getFullAXTree` of the main frame, then one
+//! per same-origin iframe the snapshot found, together. (The renderer runs these one
+//! at a time anyway, so asking for the tree after the snapshot costs nothing and
+//! lets huge pages skip it.) On pages over `AX_TREE_MAX_NODES` nodes, or when the
+//! tree fails or takes over [`AX_TIMEOUT_MS`], elements come from the snapshot
+//! alone (`page::fallback`). No page
 //! script beyond reading `innerText`, so a page that overrides prototypes cannot
 //! change what the agent reads. The uids come from the session's cache (§6).
 
@@ -52,29 +54,22 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
         json!({ "computedStyles": COMPUTED_STYLES }),
         GATHER_TIMEOUT_MS,
     );
-    let main_ax = cdp::send_raw(tab, "Accessibility.getFullAXTree", json!({}), AX_TIMEOUT_MS);
     let text = cdp::send_with_timeout(
         tab,
         "Runtime.evaluate",
         json!({ "expression": INNER_TEXT, "returnByValue": true }),
         GATHER_TIMEOUT_MS,
     );
-    let (snapshot, main_ax, text) = futures::join!(snapshot, main_ax, text);
+    let (snapshot, text) = futures::join!(snapshot, text);
     let snapshot: CapturedSnapshot = chrome::from_js(&snapshot?).map_err(|e| {
         BridgeError::internal(format!("DOMSnapshot.captureSnapshot: {}", e.message))
     })?;
-    // The accessibility tree grows with the page (10 MB on a long Wikipedia article);
-    // when it fails or is late, elements come from the snapshot alone.
-    let ax_trees = match main_ax
-        .map_err(BridgeError::from)
-        .and_then(|t| decode_ax(&t))
-    {
-        Ok(main) => {
-            let mut trees = vec![main];
-            trees.extend(frame_trees(tab, &snapshot).await);
-            trees
-        }
-        Err(_) => Vec::new(),
+    // The accessibility tree grows with the page (10 MB on a long Wikipedia article):
+    // on huge pages, or when it fails or is late, elements come from the snapshot.
+    let ax_trees = if snapshot.wants_ax_tree() {
+        ax_trees(tab, &snapshot).await
+    } else {
+        Vec::new()
     };
     let text = text?;
     Ok(PageInputs {
@@ -85,6 +80,20 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
             .unwrap_or_default()
             .to_owned(),
     })
+}
+
+/// The main frame's AX tree and those of its same-origin iframes; empty when the
+/// main one fails.
+async fn ax_trees(tab: TabId, snapshot: &CapturedSnapshot) -> Vec<AxTree> {
+    let main = cdp::send_raw(tab, "Accessibility.getFullAXTree", json!({}), AX_TIMEOUT_MS).await;
+    match main.map_err(BridgeError::from).and_then(|t| decode_ax(&t)) {
+        Ok(main) => {
+            let mut trees = vec![main];
+            trees.extend(frame_trees(tab, snapshot).await);
+            trees
+        }
+        Err(_) => Vec::new(),
+    }
 }
 
 /// AX trees of the same-origin iframes: their documents are in the snapshot, their
