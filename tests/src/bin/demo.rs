@@ -33,7 +33,16 @@ async fn main() -> ExitCode {
         keep_open: cli.keep_open,
         quiet: false,
     };
-    match run_demo(&options).await {
+    // Ctrl-C must still tear down Chromium (its own process group, which the
+    // terminal's SIGINT does not reach): dropping the demo future drops the stack.
+    let outcome = tokio::select! {
+        outcome = run_demo(&options) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            eprintln!("browser-bridge-demo: interrupted, stopping Chromium and the backend");
+            return ExitCode::from(130);
+        }
+    };
+    match outcome {
         Ok(summary) if summary.passed() => ExitCode::SUCCESS,
         Ok(_) => ExitCode::FAILURE,
         Err(e) => {

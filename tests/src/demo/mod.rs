@@ -98,8 +98,12 @@ pub async fn run_demo(options: &DemoOptions) -> anyhow::Result<DemoSummary> {
     say(summary.line());
     if options.keep_open {
         say(format!(
-            "--keep-open: the demo site is at {}; Ctrl-C to stop",
-            site.url("/")
+            "--keep-open: the demo site is at {}; act on the browser yourself with\n  \
+             browser-bridge act --server {} --config-dir {} '{{\"action\":\"list_tabs\"}}'\n\
+             Ctrl-C to stop",
+            site.url("/"),
+            env.base_url(),
+            env.config_dir().display()
         ));
         tokio::signal::ctrl_c().await?;
     }

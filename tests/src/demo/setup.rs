@@ -59,6 +59,16 @@ impl DemoEnv {
         self.api.clone()
     }
 
+    /// The backend's HTTP base URL, `http://127.0.0.1:<port>`.
+    pub fn base_url(&self) -> &str {
+        &self.stack.base_url
+    }
+
+    /// The backend's config dir (holds `pairing-token`).
+    pub fn config_dir(&self) -> &std::path::Path {
+        self.stack.config_dir.path()
+    }
+
     /// Where things run, for the demo's header.
     pub fn describe(&self) -> String {
         format!(
