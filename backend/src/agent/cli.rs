@@ -224,7 +224,17 @@ pub async fn run(args: RunArgs) -> ExitCode {
         timeout: args.timeout,
     };
     let mut progress = CliProgress::new(args.json);
-    let report = runner::run_task(&connected.bridge, &model, &options, &mut progress).await;
+    let run = runner::run_task(&connected.bridge, &model, &options, &mut progress);
+    let report = tokio::select! {
+        report = run => report,
+        _ = tokio::signal::ctrl_c() => {
+            drop(progress);
+            eprintln!("interrupted");
+            connected.close().await;
+            // 128 + SIGINT, as shells report it.
+            return ExitCode::from(130);
+        }
+    };
     drop(progress);
     connected.close().await;
     if !args.json {

@@ -238,3 +238,44 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
         ]
     );
 }
+
+/// Ctrl-C (SIGINT) while an action is in flight ends `run` with 130.
+#[tokio::test]
+async fn run_stops_on_ctrl_c() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![Reply::call(
+        json!({"action": "wait_for", "selector": "#never", "timeoutMs": 20000}),
+    )])
+    .await;
+    let mut command = command();
+    command
+        .args(["run", "wait for nothing", "--listen"])
+        .arg(browser.server.addr.to_string())
+        .arg("--config-dir")
+        .arg(&browser.server.config_dir)
+        .args(["--base-url", &llm.base_url()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = command.spawn().unwrap();
+    for _ in 0..400 {
+        if browser.actions().iter().any(|a| a == "wait_for") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(
+        browser.actions().iter().any(|a| a == "wait_for"),
+        "the run reached the browser"
+    );
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    assert!(output.stdout.is_empty());
+}
