@@ -263,8 +263,8 @@ impl Chromium {
         }
     }
 
-    /// Opens `url` in a new tab the way a user would and attaches to it; returns
-    /// `(targetId, sessionId)`.
+    /// Opens `url` in a new tab the way a user would, attaches to it and waits (at
+    /// most 10 s) until its document has loaded; returns `(targetId, sessionId)`.
     ///
     /// # Errors
     /// As [`Chromium::cdp`].
@@ -281,6 +281,15 @@ impl Chromium {
             )
             .await?;
         let session = a["sessionId"].as_str().context("no sessionId")?.to_owned();
+        // createTarget answers before the navigation commits: wait for the document
+        // (an early evaluate would run in the initial about:blank and be destroyed).
+        let until = Instant::now() + Duration::from_secs(10);
+        let ready = "return location.href !== 'about:blank' && document.readyState === 'complete'";
+        while Instant::now() < until
+            && !matches!(self.eval(&session, ready).await, Ok(Value::Bool(true)))
+        {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
         Ok((target, session))
     }
 

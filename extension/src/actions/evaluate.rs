@@ -28,13 +28,11 @@ pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeErr
     sessions::with_session(tab, |s| s.evaluating += 1);
     let outcome = run(tab, &p.expression).await;
     sessions::with_session(tab, |s| s.evaluating = s.evaluating.saturating_sub(1));
-    let _ = cdp::send(
-        tab,
-        "Runtime.releaseObjectGroup",
-        json!({ "objectGroup": OBJECT_GROUP }),
-    )
-    .await;
-    let (value_type, value) = outcome?;
+    let (value_type, value, held_object) = outcome?;
+    if held_object {
+        let release = json!({ "objectGroup": OBJECT_GROUP });
+        let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
+    }
     Ok(ActionResult::Evaluate(EvaluateResult {
         tab_id: tab,
         value_type,
@@ -42,7 +40,8 @@ pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeErr
     }))
 }
 
-async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), BridgeError> {
+/// `(type, shape, an object handle was created and must be released)`.
+async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue, bool), BridgeError> {
     let params = json!({
         "expression": format!("(async () => {{\n{expression}\n}})()"),
         "awaitPromise": true,
@@ -66,6 +65,8 @@ async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), Br
     let r: EvalResult = serde_json::from_value(raw)
         .map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
     if let Some(ex) = r.exception_details {
+        let release = json!({ "objectGroup": OBJECT_GROUP });
+        let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
         let message = ex.message();
         if message.contains("Execution was terminated") {
             return Err(BridgeError::new(
@@ -77,7 +78,9 @@ async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue), Br
             "evaluate threw: {message}"
         )));
     }
-    shape(tab, r.result).await
+    let held = r.result.object_id.is_some();
+    let (kind, value) = shape(tab, r.result).await?;
+    Ok((kind, value, held))
 }
 
 /// §7's `type` and shape of one remote object.

@@ -1,0 +1,78 @@
+//! End-to-end: pairing and the connection state machine (PROTOCOL.md §2): a wrong
+//! token is rejected, the extension goes fatal and shows why in its popup, and
+//! re-pairing with the right token reconnects at once.
+
+use std::time::{Duration, Instant};
+
+use browser_bridge_tests::chromium::EXTENSION_ID;
+use browser_bridge_tests::harness::Stack;
+
+async fn pair(stack: &Stack, token: &str) {
+    let link = format!(
+        "chrome-extension://{EXTENSION_ID}/pair.html#token={token}&backendUrl={}",
+        stack.ws_url.replace(':', "%3A").replace('/', "%2F")
+    );
+    let (target, session) = stack.chromium.open_page(&link).await.expect("pairing page");
+    let stored = "for (let i = 0; i < 100 && !(document.body && document.body.dataset.paired === 'true'); i++) \
+                  await new Promise((r) => setTimeout(r, 50)); return document.body.dataset.paired";
+    assert_eq!(
+        stack.chromium.eval(&session, stored).await.expect("paired"),
+        "true"
+    );
+    stack.chromium.close_target(&target).await.expect("close");
+}
+
+async fn connected(stack: &Stack) -> bool {
+    stack
+        .status()
+        .await
+        .map(|s| s["connected"] == true)
+        .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_token_is_fatal_until_re_paired() {
+    let stack = Stack::start().await.expect("stack");
+    assert!(stack.ack_ms > 0);
+
+    pair(&stack, "not-the-token").await;
+    let (_popup_target, popup) = stack.popup().await.expect("popup");
+    let fatal = "for (let i = 0; i < 100 && document.getElementById('state').textContent !== 'fatal'; i++) \
+                 await new Promise((r) => setTimeout(r, 50)); \
+                 return [document.getElementById('state').textContent, document.getElementById('reason').textContent]";
+    let shown = stack
+        .chromium
+        .eval(&popup, fatal)
+        .await
+        .expect("popup state");
+    assert_eq!(shown[0], "fatal", "{shown}");
+    assert!(
+        shown[1].as_str().unwrap().contains("unauthorized"),
+        "{shown}"
+    );
+    assert!(!connected(&stack).await, "the backend has no extension");
+    let e = stack
+        .act(serde_json::json!({ "action": "list_tabs" }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "not_connected", "{e}");
+
+    pair(&stack, &stack.token.clone()).await;
+    let until = Instant::now() + Duration::from_secs(15);
+    while !connected(&stack).await {
+        assert!(
+            Instant::now() < until,
+            "re-pairing did not reconnect; backend log:\n{}",
+            stack.backend_log()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let tabs = stack
+        .act(serde_json::json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs after re-pairing");
+    assert!(
+        tabs["tabs"].as_array().is_some_and(|t| !t.is_empty()),
+        "{tabs}"
+    );
+}
