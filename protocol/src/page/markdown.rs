@@ -307,6 +307,10 @@ impl Renderer<'_, '_> {
             return;
         }
         let href = self.dom.attr(id, "href").unwrap_or("").trim();
+        // Heading permalinks ("#", "¶", "§") repeat the heading they sit in.
+        if href.starts_with('#') && matches!(text.as_str(), "#" | "¶" | "§" | "🔗") {
+            return;
+        }
         let target = if ctx.link || href.is_empty() || href.starts_with('#') {
             None
         } else {
