@@ -2,12 +2,14 @@
 //!
 //! - `build-extension`: build the wasm extension into `extension/dist/`.
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
+//! - `verify`: the built-in agent against a real model on the demo site.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
 mod ci;
 mod demo;
 mod env;
 mod extension;
+mod verify;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -38,6 +40,14 @@ enum Command {
         #[arg(long)]
         keep_open: bool,
     },
+    /// The built-in agent against a real model on the demo site in headless
+    /// Chromium (`browser-bridge verify`); skipped without an API key. Arguments
+    /// after `--` go to `browser-bridge verify` (e.g. `-- --provider anthropic`).
+    Verify {
+        /// Passed to `browser-bridge verify`.
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
     /// Everything CI runs: unit, socket, MCP, agent, Chromium end-to-end,
     /// conformance and corpus suites, then the demo.
     Test,
@@ -55,6 +65,7 @@ fn main() -> Result<()> {
                 .collect();
             demo::run_demo(&args)
         }
+        Command::Verify { args } => verify::run_verify(&args),
         Command::Test => ci::test(),
     }
 }
