@@ -117,7 +117,7 @@ impl Agent {
     }
 }
 
-/// The column titles above the [`line`]s.
+/// The column titles above the [`line()`]s.
 pub fn header() -> String {
     format!(
         "{:>3}  {:<9} {:<38} {:<52} {:>9}",
