@@ -1,7 +1,8 @@
 //! `browser-bridge verify`: a fixed set of tasks on the bundled demo site
 //! (tests/demo-site: to-do app, claim form, sign-in-gated portal) run against a
 //! real model, reporting pass rate, steps, time and tokens per task. Without an
-//! API key it says so and exits 0 (skipped).
+//! API key it says so and exits 0 (skipped). `cargo xtask verify` sets up the site
+//! and a paired headless Chromium and runs it.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,8 +18,9 @@ use browser_bridge_protocol::{BridgeError, ErrorCode};
 /// `verify` arguments.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Base URL of the running demo site, e.g. http://127.0.0.1:8123 (the
-    /// `browser-bridge-demo` binary of the tests crate serves it).
+    /// Base URL of the running demo site, e.g. http://127.0.0.1:8123.
+    /// `cargo xtask verify` serves the site, pairs a headless Chromium and passes
+    /// this (and --listen, --config-dir) itself.
     #[arg(long, env = "BROWSER_BRIDGE_DEMO_URL", value_name = "URL")]
     pub site: Option<String>,
     #[command(flatten)]
@@ -116,8 +118,8 @@ pub async fn run(args: VerifyArgs) -> ExitCode {
         .map(|s| s.trim_end_matches('/').to_owned())
     else {
         return fail(&BridgeError::invalid_request(
-            "verify needs the demo site: pass --site http://127.0.0.1:PORT (the \
-             browser-bridge-demo binary of the tests crate serves it)",
+            "verify needs the demo site: pass --site http://127.0.0.1:PORT, or run \
+             `cargo xtask verify`, which serves the site and a paired headless Chromium",
         ));
     };
     let connected = match connect(&args.browser).await {
