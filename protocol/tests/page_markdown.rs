@@ -128,3 +128,36 @@ fn link_farms_go_title_lists_stay_and_tracking_urls_lose_their_url() {
     assert!(md.ends_with("Sponsored: Cheap harbour cruises"), "{md}");
     assert!(!md.contains("ads.example.net"), "{md}");
 }
+
+#[test]
+fn deeply_nested_dom_is_cut_not_a_stack_overflow() {
+    use browser_bridge_protocol::page::snapshot::CapturedSnapshot;
+    use serde_json::json;
+    // document > html > body > 20 000 nested divs > text.
+    let depth = 20_000usize;
+    let count = depth + 4;
+    let parent: Vec<i64> = (0..count as i64).map(|i| i - 1).collect();
+    let mut node_type = vec![9, 1, 1];
+    node_type.extend(std::iter::repeat_n(1, depth));
+    node_type.push(3);
+    let mut names = vec![0, 1, 2];
+    names.extend(std::iter::repeat_n(3, depth));
+    names.push(4);
+    let mut values = vec![-1; count - 1];
+    values.push(5);
+    let layout: Vec<i64> = (1..count as i64).collect();
+    let styles: Vec<_> = layout.iter().map(|_| json!([6, 7, 8, 9, 7, 7])).collect();
+    let bounds: Vec<_> = layout.iter().map(|_| json!([0, 0, 100, 20])).collect();
+    let snapshot: CapturedSnapshot = serde_json::from_value(json!({
+        "strings": ["#document", "HTML", "BODY", "DIV", "#text", "deep text", "block", "visible", "static", "1"],
+        "documents": [{
+            "nodes": {"parentIndex": parent, "nodeType": node_type, "nodeName": names,
+                      "nodeValue": values, "backendNodeId": layout.clone()},
+            "layout": {"nodeIndex": layout, "styles": styles, "bounds": bounds}
+        }]
+    }))
+    .expect("snapshot");
+    let md = page_markdown(&Dom::new(&snapshot));
+    assert_eq!(md.text, "", "text below the depth cap is dropped");
+    assert!(!md.truncated);
+}

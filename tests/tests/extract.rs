@@ -78,6 +78,17 @@ async fn markdown_rules_on_fixture_pages() {
     );
     assert_eq!(r["elements"][1]["checked"], "true");
 
+    // 1 500 nested divs: shaping cuts the tree at its depth cap instead of
+    // overflowing the wasm stack.
+    stack
+        .open("extract/deep.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    let md = r["markdown"].as_str().expect("markdown");
+    assert!(md.contains("Shallow text about anchors."), "{md}");
+    assert!(!md.contains("depth fifteen hundred"), "{md}");
+
     stack
         .open("extract/hidden.html", Some(tab))
         .await

@@ -92,7 +92,8 @@ pub struct DomNode<'a> {
     pub text_len: usize,
     /// The part of [`DomNode::text_len`] inside links.
     pub link_len: usize,
-    /// Position in composed document order.
+    /// Position in composed document order; `usize::MAX` for nodes shaping never
+    /// reaches (below the depth cap).
     pub order: usize,
 }
 
@@ -156,7 +157,7 @@ impl<'a> Dom<'a> {
                     parent: None,
                     text_len: 0,
                     link_len: 0,
-                    order: 0,
+                    order: usize::MAX,
                 });
             }
             // The snapshot walks the flat tree: shadow content sits under its host and
@@ -261,6 +262,7 @@ impl<'a> Dom<'a> {
             });
             doc_start.push(0);
         }
+        cap_depth(&mut nodes);
         let mut dom = Dom {
             snap,
             nodes,
@@ -361,6 +363,32 @@ impl<'a> Dom<'a> {
         }
         self.nodes[id].text_len = text;
         self.nodes[id].link_len = link;
+    }
+}
+
+/// Deepest composed-tree level kept. Shaping walks the tree recursively; a script
+/// can nest nodes without limit (the HTML parser stops at 512), and a stack overflow
+/// in the extension's wasm would abort it. Deeper nodes are dropped.
+pub const MAX_DEPTH: usize = 512;
+
+/// Cuts the composed tree (frames included) below [`MAX_DEPTH`], iteratively.
+fn cap_depth(nodes: &mut [DomNode<'_>]) {
+    if nodes.is_empty() {
+        return;
+    }
+    let mut stack = vec![(0usize, 0usize)];
+    let mut seen = vec![false; nodes.len()];
+    while let Some((id, depth)) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            nodes[id].children.clear();
+            nodes[id].content_doc = None;
+            continue;
+        }
+        stack.extend(nodes[id].children.iter().map(|&c| (c, depth + 1)));
+        stack.extend(nodes[id].content_doc.map(|c| (c, depth + 1)));
     }
 }
 

@@ -95,6 +95,10 @@ pub fn interactive_elements<'n>(
         let Some(&id) = by_backend.get(&backend) else {
             continue;
         };
+        // Below the depth cap: not part of the page the agent reads.
+        if dom.nodes[id].order == usize::MAX {
+            continue;
+        }
         if in_hidden_shadow(dom, id) || !seen.insert(backend) || is_select_option(dom, id) {
             continue;
         }

@@ -25,7 +25,11 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Elements {
     order.sort_by_key(|&i| dom.nodes[i].order);
     for id in order {
         let node = &dom.nodes[id];
-        if node.kind != Kind::Element || node.layout.is_none() || hidden(dom, id) {
+        if node.kind != Kind::Element
+            || node.layout.is_none()
+            || node.order == usize::MAX
+            || hidden(dom, id)
+        {
             continue;
         }
         let Some(role) = role_of(dom, id) else {
