@@ -38,7 +38,6 @@
 //!   backend binary once per test process, under a file lock shared by every test
 //!   binary; returns their paths.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -75,19 +74,46 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target"))
 }
 
-fn build_lock() -> Result<File> {
-    let dir = target_dir();
-    std::fs::create_dir_all(&dir)?;
-    File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("bb-e2e-build.lock"))
-        .context("opening the e2e build lock")
+/// A lock shared by every test process: a directory that exists while one process
+/// builds or copies the extension (`File::lock` would need Rust 1.89, above the
+/// workspace MSRV). A lock older than [`STALE_LOCK`] is taken as left by a killed
+/// process and removed.
+struct BuildLock(PathBuf);
+
+/// Age after which a build lock is considered abandoned.
+const STALE_LOCK: Duration = Duration::from_secs(600);
+
+impl BuildLock {
+    fn acquire() -> Result<BuildLock> {
+        let dir = target_dir();
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join("bb-e2e-build.lock");
+        loop {
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(BuildLock(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let stale = std::fs::metadata(&path)
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t.elapsed().unwrap_or_default() > STALE_LOCK);
+                    if stale {
+                        let _ = std::fs::remove_dir(&path);
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(e) => return Err(e).context("creating the e2e build lock"),
+            }
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
 }
 
 /// Builds the extension (release profile, `cargo xtask build-extension`) and the
-/// backend binary, once per process, holding an exclusive file lock so concurrent
+/// backend binary, once per process, holding a lock shared by all processes so concurrent
 /// test binaries do not build or copy at the same time.
 ///
 /// # Errors
@@ -101,8 +127,7 @@ pub fn ensure_built() -> Result<Built> {
 }
 
 fn build() -> Result<Built> {
-    let lock = build_lock()?;
-    lock.lock().context("locking the e2e build lock")?;
+    let _lock = BuildLock::acquire()?;
     let root = workspace_root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let run = |args: &[&str]| -> Result<()> {
@@ -131,10 +156,9 @@ fn build() -> Result<Built> {
     })
 }
 
-/// Copies the built extension into `to` (under a shared lock: no build runs meanwhile).
+/// Copies the built extension into `to` (under the lock: no build runs meanwhile).
 fn copy_extension(from: &Path, to: &Path) -> Result<()> {
-    let lock = build_lock()?;
-    lock.lock_shared().context("locking the e2e build lock")?;
+    let _lock = BuildLock::acquire()?;
     copy_dir(from, to)
 }
 
@@ -222,7 +246,8 @@ impl Stack {
     pub async fn start_with(options: StackOptions) -> Result<Stack> {
         let built = tokio::task::spawn_blocking(ensure_built).await??;
         let extension = TempDir::new("extension")?;
-        copy_extension(&built.extension_dist, extension.path())?;
+        let (from, to) = (built.extension_dist.clone(), extension.path().to_path_buf());
+        tokio::task::spawn_blocking(move || copy_extension(&from, &to)).await??;
         let config_dir = TempDir::new("config")?;
 
         let mut backend = tokio::process::Command::new(&built.backend_bin)
