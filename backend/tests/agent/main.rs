@@ -478,3 +478,32 @@ async fn the_overall_timeout_ends_a_run_stuck_on_the_browser() {
         "the stuck call never produced a result"
     );
 }
+
+#[tokio::test]
+async fn a_busy_provider_is_retried() {
+    for wire in [Wire::OpenAi, Wire::Anthropic] {
+        let browser = FakeBrowser::start(claim_page()).await;
+        let llm = ScriptedLlm::start(vec![
+            Reply::status(429),
+            Reply::status(529),
+            Reply::text("Nothing to do.\nSTATUS: DONE").usage(300, 5),
+        ])
+        .await;
+        let (report, _) = run(&browser, &llm, wire, options("nothing", None)).await;
+        assert!(report.success, "{wire:?}: {report:?}");
+        assert_eq!(report.steps, 1, "{wire:?}");
+        assert_eq!(report.usage.prompt_tokens, 300, "{wire:?}");
+        assert_eq!(llm.requests().len(), 3, "{wire:?}");
+    }
+    // Past the retries the status ends the run as a model error.
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![
+        Reply::status(503),
+        Reply::status(503),
+        Reply::status(503),
+    ])
+    .await;
+    let (report, _) = run(&browser, &llm, Wire::OpenAi, options("nothing", None)).await;
+    assert_eq!(report.reason, "model_error");
+    assert!(report.detail.contains("HTTP 503"), "{}", report.detail);
+}

@@ -17,6 +17,7 @@ use axum::Json;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 
@@ -44,6 +45,8 @@ pub struct Reply {
     pub usage: (u64, u64),
     /// The part of the prompt tokens reported as read from the prompt cache.
     pub cached: u64,
+    /// Answer this HTTP status (with `Retry-After: 0`) instead of a reply.
+    pub status: Option<u16>,
     /// When set, the reply is built from the request instead.
     pub dynamic: Option<ReplyFn>,
 }
@@ -68,6 +71,7 @@ impl Reply {
             calls: vec![arguments],
             usage: (100, 10),
             cached: 0,
+            status: None,
             dynamic: None,
         }
     }
@@ -79,7 +83,16 @@ impl Reply {
             calls: Vec::new(),
             usage: (100, 10),
             cached: 0,
+            status: None,
             dynamic: None,
+        }
+    }
+
+    /// An HTTP error status instead of a reply (e.g. 429), with `Retry-After: 0`.
+    pub fn status(status: u16) -> Reply {
+        Reply {
+            status: Some(status),
+            ..Reply::default()
         }
     }
 
@@ -166,7 +179,7 @@ impl ScriptedLlm {
     }
 }
 
-type Answer = (StatusCode, Json<Value>);
+type Answer = Response;
 
 fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Answer> {
     let mut shared = shared.lock().unwrap();
@@ -183,8 +196,18 @@ fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Ans
         return Err((
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": {"message": "the script is exhausted"}})),
-        ));
+        )
+            .into_response());
     };
+    if let Some(status) = reply.status {
+        let status = StatusCode::from_u16(status).unwrap();
+        return Err((
+            status,
+            [("retry-after", "0")],
+            Json(json!({"error": {"type": "rate_limit_error", "message": "scripted"}})),
+        )
+            .into_response());
+    }
     let ids = reply
         .calls
         .iter()
@@ -201,6 +224,7 @@ fn bad_request(message: String) -> Answer {
         StatusCode::BAD_REQUEST,
         Json(json!({"error": {"type": "invalid_request_error", "message": message}})),
     )
+        .into_response()
 }
 
 async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
@@ -241,6 +265,7 @@ async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value
                       "prompt_tokens_details": {"cached_tokens": reply.cached}},
         })),
     )
+        .into_response()
 }
 
 async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
@@ -275,6 +300,7 @@ async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Va
                       "output_tokens": completion},
         })),
     )
+        .into_response()
 }
 
 /// Every assistant `tool_calls` id is answered by a following `tool` message

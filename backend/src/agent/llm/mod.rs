@@ -197,24 +197,65 @@ impl Model for LlmClient {
     }
 }
 
-/// POSTs `body` to `url` with `headers` and returns the JSON answer.
+/// Retries of a request the provider answered "busy" (429, 500, 502, 503, 529).
+pub const MAX_RETRIES: u32 = 2;
+
+/// Longest wait before a retry, whatever `Retry-After` says.
+pub const MAX_RETRY_WAIT: Duration = Duration::from_secs(20);
+
+/// Statuses worth retrying: rate limits and overloaded or failing gateways
+/// (529 is Anthropic's "overloaded").
+pub fn is_retryable(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 529)
+}
+
+/// The wait before retry number `attempt` (1-based): the provider's
+/// `Retry-After` seconds when given, else 1 s doubling; at most [`MAX_RETRY_WAIT`].
+pub fn retry_wait(attempt: u32, retry_after: Option<&str>) -> Duration {
+    let wait = retry_after
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+        .map_or_else(
+            || Duration::from_secs(1 << attempt.saturating_sub(1).min(4)),
+            Duration::from_secs_f64,
+        );
+    wait.min(MAX_RETRY_WAIT)
+}
+
+/// POSTs `body` to `url` with `headers` and returns the JSON answer, retrying
+/// a busy provider up to [`MAX_RETRIES`] times (the run's timeout still bounds it).
 pub(crate) async fn post_json(
     http: &reqwest::Client,
     url: &str,
     headers: &[(&str, String)],
     body: &Value,
 ) -> Result<Value, LlmError> {
-    let mut request = http.post(url).json(body);
-    for (name, value) in headers {
-        request = request.header(*name, value);
-    }
     let http_error = |source| LlmError::Http {
         url: url.to_owned(),
         source,
     };
-    let response = request.send().await.map_err(http_error)?;
-    let status = response.status();
-    let bytes = response.bytes().await.map_err(http_error)?;
+    let mut attempt = 0;
+    let (status, bytes) = loop {
+        let mut request = http.post(url).json(body);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let response = request.send().await.map_err(http_error)?;
+        let status = response.status();
+        if attempt < MAX_RETRIES && is_retryable(status.as_u16()) {
+            attempt += 1;
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let wait = retry_wait(attempt, retry_after.as_deref());
+            tracing::warn!(%status, attempt, ?wait, "model API busy; retrying");
+            tokio::time::sleep(wait).await;
+            continue;
+        }
+        break (status, response.bytes().await.map_err(http_error)?);
+    };
     if !status.is_success() {
         let text = String::from_utf8_lossy(&bytes);
         let (cut, _) = browser_bridge_protocol::text::truncate_bytes(&text, 500);
@@ -229,6 +270,20 @@ pub(crate) async fn post_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_waits() {
+        assert!(is_retryable(429) && is_retryable(529) && !is_retryable(400));
+        assert_eq!(retry_wait(1, None), Duration::from_secs(1));
+        assert_eq!(retry_wait(2, None), Duration::from_secs(2));
+        assert_eq!(retry_wait(1, Some("0")), Duration::ZERO);
+        assert_eq!(retry_wait(1, Some("2.5")), Duration::from_millis(2500));
+        assert_eq!(retry_wait(1, Some("3600")), MAX_RETRY_WAIT);
+        assert_eq!(
+            retry_wait(1, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+            Duration::from_secs(1)
+        );
+    }
 
     #[test]
     fn usage_sums() {
