@@ -181,7 +181,7 @@ impl ScriptedLlm {
 
 type Answer = Response;
 
-fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Answer> {
+fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Box<Answer>> {
     let mut shared = shared.lock().unwrap();
     let next = shared.script.pop_front();
     let next = match next {
@@ -193,20 +193,24 @@ fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Ans
     };
     shared.requests.push(body);
     let Some(reply) = next else {
-        return Err((
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"error": {"message": "the script is exhausted"}})),
-        )
-            .into_response());
+        return Err(Box::new(
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": {"message": "the script is exhausted"}})),
+            )
+                .into_response(),
+        ));
     };
     if let Some(status) = reply.status {
         let status = StatusCode::from_u16(status).unwrap();
-        return Err((
-            status,
-            [("retry-after", "0")],
-            Json(json!({"error": {"type": "rate_limit_error", "message": "scripted"}})),
-        )
-            .into_response());
+        return Err(Box::new(
+            (
+                status,
+                [("retry-after", "0")],
+                Json(json!({"error": {"type": "rate_limit_error", "message": "scripted"}})),
+            )
+                .into_response(),
+        ));
     }
     let ids = reply
         .calls
@@ -233,7 +237,7 @@ async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value
     }
     let (reply, ids) = match next(&shared, body) {
         Ok(next) => next,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let tool_calls: Vec<Value> = reply
         .calls
@@ -274,7 +278,7 @@ async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Va
     }
     let (reply, ids) = match next(&shared, body) {
         Ok(next) => next,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let mut content = Vec::new();
     if !reply.text.is_empty() {
