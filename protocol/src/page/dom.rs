@@ -44,6 +44,8 @@ pub struct Layout {
     pub transparent: bool,
     /// `overflow` clips in both directions.
     pub clips: bool,
+    /// `float` is `left` or `right` (drop caps, pull quotes, figures).
+    pub floated: bool,
 }
 
 impl Layout {
@@ -211,6 +213,7 @@ impl<'a> Dom<'a> {
                     pinned: matches!(s(style::POSITION), "fixed" | "sticky"),
                     transparent: s(style::OPACITY) == "0",
                     clips: clip(s(style::OVERFLOW_X)) && clip(s(style::OVERFLOW_Y)),
+                    floated: matches!(s(style::FLOAT), "left" | "right"),
                 });
             }
             for i in 0..count {

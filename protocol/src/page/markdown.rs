@@ -255,7 +255,9 @@ impl Renderer<'_, '_> {
                 }
             }
             _ => {
-                let inline = node.layout.is_none_or(|l| l.inline) && !is_block_tag(tag);
+                // A floated letter or two is a drop cap: part of the word after it.
+                let drop_cap = node.layout.is_some_and(|l| l.floated) && node.text_len <= 3;
+                let inline = node.layout.is_none_or(|l| l.inline || drop_cap) && !is_block_tag(tag);
                 if inline || ctx.pre {
                     self.children(id, out, ctx);
                 } else {

@@ -9,13 +9,14 @@ use serde_json::Value;
 
 /// The `computedStyles` to pass to `DOMSnapshot.captureSnapshot`, in this order:
 /// [`LayoutTree::styles`] holds one string index per entry, in the same order.
-pub const COMPUTED_STYLES: [&str; 6] = [
+pub const COMPUTED_STYLES: [&str; 7] = [
     "display",
     "visibility",
     "position",
     "opacity",
     "overflow-x",
     "overflow-y",
+    "float",
 ];
 
 /// Index of each computed style in a layout node's `styles` entry.
@@ -32,6 +33,8 @@ pub mod style {
     pub const OVERFLOW_X: usize = 4;
     /// `overflow-y`.
     pub const OVERFLOW_Y: usize = 5;
+    /// `float`.
+    pub const FLOAT: usize = 6;
 }
 
 /// `DOMSnapshot.captureSnapshot` result: one document per frame (main frame first,

@@ -9,6 +9,12 @@ pub const LONG_BYTES: usize = 25_000;
 /// The prefix measured for long expected texts.
 pub const HEAD_BYTES: usize = 20_000;
 
+/// Phrasing tags, which do not break words.
+const INLINE_TAGS: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd",
+    "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var",
+];
+
 /// Visible text of an HTML fragment: tags dropped, script/style bodies dropped,
 /// common entities decoded.
 pub fn html_text(html: &str) -> String {
@@ -31,11 +37,20 @@ pub fn html_text(html: &str) -> String {
         } else {
             ">"
         };
+        // Block-level tags separate words; inline ones (a drop cap's <span>) do not.
+        let name: String = rest[1..]
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !INLINE_TAGS.contains(&name.as_str()) {
+            out.push(' ');
+        }
         match find_ci(rest, skip_to) {
             Some(end) => rest = &rest[end + skip_to.len()..],
             None => rest = "",
         }
-        out.push(' ');
     }
     out.push_str(rest);
     decode_entities(&out)
