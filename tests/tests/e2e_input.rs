@@ -252,6 +252,13 @@ async fn select_scroll_and_upload() {
         .await
         .unwrap_err();
     assert_eq!(not_file.code, "invalid_action", "{not_file}");
+    let missing_path = dir.path().join("does-not-exist.txt");
+    let missing = stack
+        .act(json!({ "action": "upload_file", "tabId": tab, "selector": "#file", "paths": [missing_path.to_str().unwrap()] }))
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code, "invalid_action", "{missing}");
+    assert!(missing.message.contains("does-not-exist.txt"), "{missing}");
 
     let tab = stack
         .open("scroll.html", Some(tab))
@@ -293,4 +300,47 @@ async fn select_scroll_and_upload() {
         .as_f64()
         .unwrap();
     assert_eq!(page_y, 700.0 + inner_height, "the page did not move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uids_from_extract_resolve_then_go_stale() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("input.html", None).await.expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let uid = page["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Click me")
+        .unwrap_or_else(|| panic!("no `Click me` button in {page}"))["uid"]
+        .clone();
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid }))
+        .await
+        .expect("click by uid");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('clicks').textContent")
+            .await
+            .unwrap(),
+        "1"
+    );
+
+    let never = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": "e9999" }))
+        .await
+        .unwrap_err();
+    assert_eq!(never.code, "element_not_found", "{never}");
+    stack
+        .act(json!({ "action": "reload", "tabId": tab }))
+        .await
+        .expect("reload");
+    let stale = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid }))
+        .await
+        .unwrap_err();
+    assert_eq!(stale.code, "element_stale", "{stale}");
 }

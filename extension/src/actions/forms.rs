@@ -157,16 +157,25 @@ pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, 
     }
 }
 
-/// Names of the files now on a file input, or `null` when it is not one.
-const FILES: &str = r#"function () {
+/// The files now on a file input (`null` when it is not one); empty ones are read,
+/// since a path that does not exist yields an empty `File` whose read fails.
+const FILES: &str = r#"async function () {
   if (!(this instanceof HTMLInputElement) || this.type !== 'file') return null;
-  return Array.from(this.files || []).map((f) => ({ name: f.name, size: f.size }));
+  const out = [];
+  for (const f of Array.from(this.files || [])) {
+    let readable = true;
+    // A missing path shows as an empty File whose read fails (NotFoundError).
+    if (f.size === 0) { try { await f.arrayBuffer(); } catch (_) { readable = false; } }
+    out.push({ name: f.name, size: f.size, readable });
+  }
+  return out;
 }"#;
 
 /// `upload_file` through `DOM.setFileInputFiles`.
 ///
 /// # Errors
-/// `invalid_action` when the target is not a file input or a path cannot be read.
+/// `invalid_action` when the target is not a file input or a path cannot be read
+/// (the input is then emptied again).
 pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(tab, p.target()?).await?;
     if dom::call_on(tab, &node.object_id, FILES, &[])
@@ -178,22 +187,31 @@ pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, Brid
             node.label
         )));
     }
-    cdp::send(
-        tab,
-        "DOM.setFileInputFiles",
-        json!({ "files": p.paths, "backendNodeId": node.backend_node_id }),
-    )
-    .await
-    .map_err(|e| BridgeError::invalid_action(format!("could not set the files: {}", e.message)))?;
+    let set = |files: &[String]| json!({ "files": files, "backendNodeId": node.backend_node_id });
+    cdp::send(tab, "DOM.setFileInputFiles", set(&p.paths))
+        .await
+        .map_err(|e| {
+            BridgeError::invalid_action(format!("could not set the files: {}", e.message))
+        })?;
     let files = dom::call_on(tab, &node.object_id, FILES, &[]).await?;
-    let names: Vec<String> = files
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| f["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let files = files.as_array().cloned().unwrap_or_default();
+    let unreadable: Vec<&str> = files
+        .iter()
+        .zip(&p.paths)
+        .filter(|(f, _)| f["readable"] == false)
+        .map(|(_, path)| path.as_str())
+        .collect();
+    if !unreadable.is_empty() {
+        let _ = cdp::send(tab, "DOM.setFileInputFiles", set(&[])).await;
+        return Err(BridgeError::invalid_action(format!(
+            "cannot read {}: give absolute paths of existing files on the backend's machine",
+            unreadable.join(", ")
+        )));
+    }
+    let names = files
+        .iter()
+        .filter_map(|f| f["name"].as_str().map(str::to_owned))
+        .collect();
     Ok(ActionResult::UploadFile(UploadFileResult {
         tab_id: tab,
         files: names,
