@@ -76,3 +76,23 @@ async fn wrong_token_is_fatal_until_re_paired() {
         "{tabs}"
     );
 }
+
+/// MV3 evicts an idle worker after 30 s (EXTENSION-RECIPE §8.3): the 20 s ping
+/// keeps the same connection alive with no session and no traffic from the agent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_worker_keeps_its_connection() {
+    let stack = Stack::start().await.expect("stack");
+    let first = stack.status().await.expect("status")["extension"]["connectionId"].clone();
+    assert!(first.is_string(), "connected with an id: {first}");
+    tokio::time::sleep(Duration::from_secs(45)).await;
+    let later = stack.status().await.expect("status");
+    assert_eq!(
+        later["extension"]["connectionId"], first,
+        "same connection after 45 s idle: {later}"
+    );
+    let tabs = stack
+        .act(serde_json::json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs after idling");
+    assert!(tabs["tabs"].is_array());
+}
