@@ -254,69 +254,89 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
         }
     }
 
-    /// Step 0: with a URL, navigate there and read the page; without one, list the
-    /// tabs so the model knows whether one is already under control. Returns the
-    /// context for the first message.
+    /// Step 0: with a URL, navigate there (in a new agent tab when several tabs
+    /// are under control) and read that tab; without one, tell the model which
+    /// tabs are under its control. Returns the context for the first message.
     async fn prelude(&mut self, url: Option<&str>) -> Result<Option<String>, Stop> {
-        let calls = match url {
-            Some(url) => vec![
-                json!({"action": "navigate", "url": url}),
-                json!({"action": "extract"}),
-            ],
-            None => vec![json!({"action": "list_tabs"})],
-        };
         self.progress.event(&AgentEvent::StepStarted {
             step: 0,
             elapsed_ms: 0,
         });
-        let mut context = Vec::new();
-        for (n, arguments) in calls.into_iter().enumerate() {
-            let action = arguments["action"].as_str().unwrap_or_default().to_owned();
-            let call_id = format!("prelude-{}", n + 1);
-            self.progress.event(&AgentEvent::ToolCall {
-                step: 0,
-                call_id: call_id.clone(),
-                action: action.clone(),
-                target: observe::target(&arguments),
-                arguments: arguments.clone(),
-                usage: Usage::default(),
-            });
-            let started = Instant::now();
-            let Ok((observation, result)) =
-                timeout_at(self.deadline, self.execute_typed(&arguments)).await
-            else {
-                return Err(self.timed_out());
-            };
-            self.actions += 1;
-            self.progress.event(&AgentEvent::ToolResult {
-                step: 0,
-                call_id,
-                action: action.clone(),
-                ok: observation.failure.is_none(),
-                refused: false,
-                outcome: observation.outcome.clone(),
-                error: observation.failure.clone(),
-                ms: elapsed_ms(started),
-            });
-            if let Some(terminal) = observation.terminal {
-                return Err(terminal_stop(terminal));
-            }
-            if let Some(failure) = observation.failure {
-                // The model starts from what went wrong rather than a page.
-                context.push(format!("{action} failed: {failure}"));
-                break;
-            }
-            match result {
+        let Some(url) = url else {
+            let (observation, result) = self.prelude_call(json!({"action": "list_tabs"})).await?;
+            return Ok(Some(match result {
                 // Only the tabs under control: the user's other tabs are none of
                 // the model's business until it asks (`list_tabs`).
-                Some(ActionResult::ListTabs(list)) => {
-                    context.push(conversation::tabs_context(&list.tabs));
-                }
-                Some(ActionResult::Navigate(_)) => {}
-                _ => context.push(observation.content),
-            }
+                Some(ActionResult::ListTabs(list)) => conversation::tabs_context(&list.tabs),
+                _ => format!("list_tabs failed: {}", observation.content),
+            }));
+        };
+        let (mut observation, mut result) = self
+            .prelude_call(json!({"action": "navigate", "url": url}))
+            .await?;
+        if observation
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with(ErrorCode::SessionNotFound.as_str()))
+        {
+            // Several tabs under control and none named: start a tab of our own.
+            (observation, result) = self
+                .prelude_call(json!({"action": "open_tab", "url": url}))
+                .await?;
         }
-        Ok((!context.is_empty()).then(|| context.join("\n")))
+        let tab = match result {
+            Some(ActionResult::Navigate(page)) => page.tab_id,
+            Some(ActionResult::OpenTab(opened)) => opened.tab_id,
+            // The model starts from what went wrong rather than a page.
+            _ => {
+                return Ok(Some(format!(
+                    "Opening {url} failed: {}",
+                    observation.content
+                )));
+            }
+        };
+        let (observation, _) = self
+            .prelude_call(json!({"action": "extract", "tabId": tab}))
+            .await?;
+        Ok(Some(observation.content))
+    }
+
+    /// One prelude call with its events; a timeout or a terminal result ends the run.
+    async fn prelude_call(
+        &mut self,
+        arguments: Value,
+    ) -> Result<(Observation, Option<ActionResult>), Stop> {
+        let action = arguments["action"].as_str().unwrap_or_default().to_owned();
+        let call_id = format!("prelude-{}", self.actions + 1);
+        self.progress.event(&AgentEvent::ToolCall {
+            step: 0,
+            call_id: call_id.clone(),
+            action: action.clone(),
+            target: observe::target(&arguments),
+            arguments: arguments.clone(),
+            usage: Usage::default(),
+        });
+        let started = Instant::now();
+        let Ok((observation, result)) =
+            timeout_at(self.deadline, self.execute_typed(&arguments)).await
+        else {
+            return Err(self.timed_out());
+        };
+        self.actions += 1;
+        self.progress.event(&AgentEvent::ToolResult {
+            step: 0,
+            call_id,
+            action,
+            ok: observation.failure.is_none(),
+            refused: false,
+            outcome: observation.outcome.clone(),
+            error: observation.failure.clone(),
+            ms: elapsed_ms(started),
+        });
+        if let Some(terminal) = observation.terminal.clone() {
+            return Err(terminal_stop(terminal));
+        }
+        Ok((observation, result))
     }
 
     /// Decodes and executes one `browser` call and renders what came back.

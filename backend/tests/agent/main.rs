@@ -99,6 +99,19 @@ fn answer(request: &Value, action: &Value, page: &Value) -> Value {
                 "bank.test is on the user's blocklist: do not retry; tell the user",
             )
         }
+        // Two tabs under control and none named.
+        "navigate"
+            if action["url"]
+                .as_str()
+                .is_some_and(|u| u.contains("several.test")) =>
+        {
+            error(
+                "session_not_found",
+                "several tabs are under control (3, 4): pass tabId",
+            )
+        }
+        "open_tab" => ok(json!({"action": "open_tab", "tabId": 7, "windowId": 2,
+                                "url": action["url"], "title": page["title"]})),
         "navigate" => ok(json!({"action": "navigate", "tabId": 1,
                                 "url": action["url"], "title": page["title"]})),
         "extract" => ok(page.clone()),
@@ -506,4 +519,26 @@ async fn a_busy_provider_is_retried() {
     let (report, _) = run(&browser, &llm, Wire::OpenAi, options("nothing", None)).await;
     assert_eq!(report.reason, "model_error");
     assert!(report.detail.contains("HTTP 503"), "{}", report.detail);
+}
+
+#[tokio::test]
+async fn with_several_tabs_under_control_the_prelude_opens_its_own() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![Reply::text("Seen it.\nSTATUS: DONE")]).await;
+    let (report, _) = run(
+        &browser,
+        &llm,
+        Wire::OpenAi,
+        options("look", Some("http://several.test/claim/")),
+    )
+    .await;
+    assert!(report.success, "{report:?}");
+    assert_eq!(browser.actions(), ["navigate", "open_tab", "extract"]);
+    assert_eq!(
+        browser.seen.lock().unwrap()[2]["tabId"],
+        7,
+        "the new tab is read"
+    );
+    let first = last_user_text(&llm.requests()[0]);
+    assert!(first.contains("e2 button \"Submit claim\""), "{first}");
 }
