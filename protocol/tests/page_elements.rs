@@ -226,3 +226,27 @@ fn without_an_accessibility_tree_the_snapshot_gives_the_same_elements() {
         Some(Confidence::High)
     );
 }
+
+#[test]
+fn a_cards_image_link_and_title_link_are_one_element() {
+    let inputs = load("listing");
+    let got = summary(&inputs, &mut UidCache::new());
+    assert_eq!(
+        got.iter()
+            .filter(|e| e.ends_with(" link Brass ship bell"))
+            .count(),
+        1,
+        "{got:?}"
+    );
+    assert_eq!(
+        got.iter()
+            .filter(|e| e.ends_with(" button Add to cart"))
+            .count(),
+        6,
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 22, "{got:?}");
+    let mut no_ax = load("listing");
+    no_ax.ax_trees.clear();
+    assert_eq!(summary(&no_ax, &mut UidCache::new()), got);
+}

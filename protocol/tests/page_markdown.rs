@@ -161,3 +161,26 @@ fn deeply_nested_dom_is_cut_not_a_stack_overflow() {
     assert_eq!(md.text, "", "text below the depth cap is dropped");
     assert!(!md.truncated);
 }
+
+#[test]
+fn listing_keeps_its_cards_once_and_drops_the_filter_menu() {
+    let md = markdown("listing");
+    assert!(md.starts_with("# Deck gear\n\nSix items in stock"), "{md}");
+    for (i, name) in ["Brass ship bell", "Tide clock", "Signal flag set"]
+        .iter()
+        .enumerate()
+    {
+        let i = [0, 1, 5][i];
+        assert_eq!(
+            md.matches(&format!("[{name}](")).count(),
+            1,
+            "{name} in {md}"
+        );
+        assert!(md.contains(&format!("€{}.50", 10 + i)), "{md}");
+    }
+    assert!(
+        !md.contains("![Brass ship bell]"),
+        "image twin of the title link: {md}"
+    );
+    assert!(!md.contains("Bells"), "filter menu: {md}");
+}

@@ -136,6 +136,9 @@ pub const LINK_FARM_DENSITY: f64 = 0.7;
 /// Fewest links a link farm has (a paragraph that is one link is content).
 pub const LINK_FARM_LINKS: usize = 5;
 
+/// Largest share of the root's text a link farm may hold.
+pub const LINK_FARM_MAX_SHARE: f64 = 0.4;
+
 /// Mean link text (bytes) from which a link list reads as a list of titles.
 pub const LINK_LIST_TITLE_BYTES: usize = 40;
 
@@ -159,6 +162,9 @@ fn prune_link_farms(dom: &Dom<'_>, c: &mut Content) {
             && links[id] >= LINK_FARM_LINKS
             && c.text[id] > 0
             && c.link[id] as f64 >= c.text[id] as f64 * LINK_FARM_DENSITY
+            // The main list of a listing page (products, search results) is most
+            // of the root's text: content, however many links it has.
+            && (c.text[id] as f64) < c.text[c.root] as f64 * LINK_FARM_MAX_SHARE
             // A list of long link titles (a changelog of bugs, a reading list) is
             // content; menus and tag lists have short labels.
             && !(matches!(node.tag.as_str(), "ul" | "ol")

@@ -51,6 +51,8 @@ pub struct Candidate {
     pub disabled: bool,
     /// Checked state.
     pub checked: Option<Checked>,
+    /// A link's `href` attribute, to fold a card's image link into its title link.
+    pub href: Option<String>,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -136,6 +138,7 @@ pub fn interactive_elements<'n>(
             visible: is_visible(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
             checked,
+            href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             role,
         };
         found.push((dom.nodes[id].order, candidate));
@@ -144,9 +147,18 @@ pub fn interactive_elements<'n>(
     cap(found.into_iter().map(|(_, c)| c).collect())
 }
 
-/// Applies the [`ELEMENTS_MAX`] cap to elements in document order: over the cap,
-/// invisible elements go first (keeping the earliest), then the tail.
+/// Folds twin links, then applies the [`ELEMENTS_MAX`] cap to elements in document
+/// order: over the cap, invisible elements go first (keeping the earliest), then
+/// the tail.
 pub fn cap(mut items: Vec<Candidate>) -> Elements {
+    // Consecutive links to one target under one name (a card's image and title) are
+    // one element for the agent.
+    items.dedup_by(|later, earlier| {
+        later.role == "link"
+            && earlier.role == "link"
+            && later.href == earlier.href
+            && later.name == earlier.name
+    });
     let truncated = items.len() > ELEMENTS_MAX;
     if truncated {
         let visible = items.iter().filter(|c| c.visible).count();

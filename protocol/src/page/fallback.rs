@@ -64,6 +64,7 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Elements {
                     .attr(id, "aria-disabled")
                     .is_some_and(|v| v.trim() == "true"),
             checked,
+            href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
         });
     }
     cap(items)

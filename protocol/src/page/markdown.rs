@@ -309,6 +309,10 @@ impl Renderer<'_, '_> {
             return;
         }
         let href = self.dom.attr(id, "href").unwrap_or("").trim();
+        // A card's image link next to its title link to the same page adds nothing.
+        if text.starts_with("![") && text.ends_with(']') && self.has_twin_link(id, href) {
+            return;
+        }
         // Heading permalinks ("#", "¶", "§") repeat the heading they sit in.
         if href.starts_with('#') && matches!(text.as_str(), "#" | "¶" | "§" | "🔗") {
             return;
@@ -331,6 +335,33 @@ impl Renderer<'_, '_> {
             )),
             None => out.raw(&text),
         }
+    }
+
+    /// Another link to `href` near `id` (under its parent or grandparent).
+    fn has_twin_link(&self, id: usize, href: &str) -> bool {
+        let dom = self.dom;
+        let Some(scope) = dom.nodes[id]
+            .parent
+            .and_then(|p| dom.nodes[p].parent.or(Some(p)))
+        else {
+            return false;
+        };
+        let mut stack = dom.render_children(scope);
+        let mut budget = 200;
+        while let Some(k) = stack.pop() {
+            budget -= 1;
+            if budget == 0 {
+                return false;
+            }
+            if k != id
+                && dom.nodes[k].tag == "a"
+                && dom.attr(k, "href").map(str::trim) == Some(href)
+            {
+                return !self.content.excluded[k];
+            }
+            stack.extend(dom.render_children(k));
+        }
+        false
     }
 
     fn list(&self, id: usize, ordered: bool, ctx: Ctx) -> String {
