@@ -1,7 +1,28 @@
-//! Pure page logic behind `extract` (PROTOCOL.md §6): the per-tab uid cache, the
+//! Pure page logic behind `extract` (PROTOCOL.md §6, §8): the per-tab uid cache, the
 //! compact view of what CDP returns, DOM → Markdown shaping, interactive element
 //! filtering and truncation. No DOM, no CDP: the extension gathers the inputs and
 //! these functions shape them, so everything here is tested natively.
+//!
+//! Pipeline ([`shape_extract`]):
+//! 1. [`snapshot`]: `DOMSnapshot.captureSnapshot` (with
+//!    [`COMPUTED_STYLES`](snapshot::COMPUTED_STYLES)) and `Accessibility.getFullAXTree`
+//!    as serde types.
+//! 2. [`dom`]: one arena for every document in flat-tree order (open shadow content
+//!    under its host, same-origin iframes under their `<iframe>`), layout and styles
+//!    joined, depth capped.
+//! 3. [`content`]: hidden subtrees (display/visibility/opacity, aria-hidden, clipped
+//!    1 px boxes, scripts…), chrome (nav/footer/aside, banner/dialog roles, fixed and
+//!    sticky overlays), the main-content root (deepest container holding most of the
+//!    prose), and link farms under it.
+//! 4. [`markdown`] (+ `table`, [`url`]): Markdown of the root, cut on a block
+//!    boundary at [`MARKDOWN_MAX_BYTES`](crate::extract::MARKDOWN_MAX_BYTES).
+//! 5. [`elements`] (or [`fallback`] without an AX tree): interactive elements in
+//!    document order, capped; [`uids`] numbers them.
+//!
+//! Measured on the 45-page corpus (`../shared/corpus`, through the real extension):
+//! mean content recall 0.995 (min 0.89, Wikipedia cut at 30 kB), median markdown
+//! 8.5 kB, median extract 170 ms; Playwright MCP's snapshot of the same pages has a
+//! median of 36.5 kB.
 
 pub mod content;
 pub mod dom;
