@@ -135,10 +135,14 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
             if !reply.text.trim().is_empty() {
                 self.last_text = reply.text.trim().to_owned();
             }
-            conversation.push(Turn::Assistant {
-                text: reply.text.clone(),
-                calls: reply.calls.clone(),
-            });
+            // An empty reply is not kept: both APIs refuse an assistant message
+            // with neither text nor tool calls.
+            if !reply.text.trim().is_empty() || !reply.calls.is_empty() {
+                conversation.push(Turn::Assistant {
+                    text: reply.text.clone(),
+                    calls: reply.calls.clone(),
+                });
+            }
 
             if reply.calls.is_empty() {
                 let (answer, status) = parse_status(&reply.text);

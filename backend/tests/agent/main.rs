@@ -542,3 +542,16 @@ async fn with_several_tabs_under_control_the_prelude_opens_its_own() {
     let first = last_user_text(&llm.requests()[0]);
     assert!(first.contains("e2 button \"Submit claim\""), "{first}");
 }
+
+#[tokio::test]
+async fn an_empty_reply_is_nudged_and_not_sent_back() {
+    for wire in [Wire::OpenAi, Wire::Anthropic] {
+        let browser = FakeBrowser::start(claim_page()).await;
+        let llm =
+            ScriptedLlm::start(vec![Reply::text(""), Reply::text("Done.\nSTATUS: DONE")]).await;
+        let (report, _) = run(&browser, &llm, wire, options("look", None)).await;
+        // The scripted server answers 400 to an empty assistant message, as the APIs do.
+        assert!(report.success, "{wire:?}: {report:?}");
+        assert_eq!(report.steps, 2, "{wire:?}");
+    }
+}

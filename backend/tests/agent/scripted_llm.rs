@@ -324,6 +324,10 @@ fn check_openai(body: &Value) -> Result<(), String> {
                 if !open.is_empty() {
                     return Err(format!("tool calls {open:?} were never answered"));
                 }
+                let text = message["content"].as_str().unwrap_or_default();
+                if text.is_empty() && message.get("tool_calls").is_none() {
+                    return Err("an assistant message needs content or tool_calls".into());
+                }
                 for call in message["tool_calls"].as_array().into_iter().flatten() {
                     open.push(call["id"].as_str().unwrap_or_default().to_owned());
                 }
@@ -362,6 +366,9 @@ fn check_anthropic(body: &Value) -> Result<(), String> {
         let blocks = message["content"]
             .as_array()
             .ok_or("content must be blocks")?;
+        if blocks.is_empty() {
+            return Err("messages must have non-empty content".into());
+        }
         if expected_role == "user" {
             for block in blocks {
                 if block["type"] == "tool_result" {
