@@ -73,7 +73,7 @@ pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -
             ),
             Turn::Assistant { text, calls } => {
                 let mut blocks = Vec::new();
-                if !text.is_empty() {
+                if !text.trim().is_empty() {
                     blocks.push(json!({"type": "text", "text": text}));
                 }
                 blocks.extend(calls.into_iter().map(|call| {

@@ -62,7 +62,7 @@ pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -
             Turn::Assistant { text, calls } => {
                 let mut message = json!({
                     "role": "assistant",
-                    "content": if text.is_empty() { Value::Null } else { Value::String(text) },
+                    "content": if text.trim().is_empty() { Value::Null } else { Value::String(text) },
                 });
                 if !calls.is_empty() {
                     message["tool_calls"] = calls
