@@ -250,3 +250,38 @@ fn a_cards_image_link_and_title_link_are_one_element() {
     no_ax.ax_trees.clear();
     assert_eq!(summary(&no_ax, &mut UidCache::new()), got);
 }
+
+#[test]
+fn over_the_cap_controls_and_main_content_links_stay() {
+    for ax in [true, false] {
+        let mut inputs = load("menu");
+        if !ax {
+            inputs.ax_trees.clear();
+        }
+        let result = shape_extract(TabId(1), &inputs, &mut UidCache::new());
+        assert_eq!(result.elements.len(), ELEMENTS_MAX);
+        assert!(result.truncated.is_some_and(|t| t.elements));
+        let names: Vec<&str> = result
+            .elements
+            .iter()
+            .filter_map(|e| e.name.as_deref())
+            .collect();
+        for kept in [
+            "piles",
+            "deck",
+            "notice",
+            "map",
+            "fee table",
+            "Search notices",
+        ] {
+            assert!(names.contains(&kept), "{kept} dropped (ax {ax})");
+        }
+        // Document order: the menu comes first, the article's links after it.
+        assert_eq!(names[0], "Section 0");
+        assert_eq!(names[ELEMENTS_MAX - 1], "Search notices");
+        assert_eq!(
+            names.iter().filter(|n| n.starts_with("Section ")).count(),
+            194
+        );
+    }
+}

@@ -184,3 +184,11 @@ fn listing_keeps_its_cards_once_and_drops_the_filter_menu() {
     );
     assert!(!md.contains("Bells"), "filter menu: {md}");
 }
+
+#[test]
+fn a_nav_bigger_than_the_article_is_still_chrome() {
+    let md = markdown("menu");
+    assert!(md.starts_with("# Quay works\n\n"), "{md}");
+    assert!(!md.contains("Section 0"), "{md}");
+    assert!(md.contains("[fee table](http://127.0.0.1:"), "{md}");
+}

@@ -115,12 +115,13 @@ pub fn analyse(dom: &Dom<'_>) -> Content {
     };
     // First pass: hidden subtrees only, to know each node's share of the page text.
     count(dom, dom.root(), &mut c, false, &|_, _, _| false);
-    let total = c.text[dom.root()].max(1);
-    let raw_text = c.text.clone();
+    let total = c.prose(dom.root()).max(1);
+    let raw_prose: Vec<usize> = (0..n).map(|i| c.prose(i)).collect();
     // Overlays (fixed/sticky) and chrome landmarks go, unless they hold most of the
-    // page (apps that render everything in one fixed container).
+    // page's prose (apps that render everything in one fixed container). Prose, not
+    // text: a 300-link menu is still a menu.
     let chrome = |dom: &Dom<'_>, id: usize, _: &Content| {
-        let big = raw_text[id] * 2 > total;
+        let big = raw_prose[id] * 2 > total;
         !big && (is_boilerplate(dom, id) || dom.nodes[id].layout.is_some_and(|l| l.pinned))
     };
     c.excluded.iter_mut().for_each(|e| *e = false);

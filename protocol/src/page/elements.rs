@@ -53,6 +53,8 @@ pub struct Candidate {
     pub checked: Option<Checked>,
     /// A link's `href` attribute, to fold a card's image link into its title link.
     pub href: Option<String>,
+    /// The node's index in the [`Dom`] arena.
+    pub node: usize,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -71,6 +73,7 @@ pub struct Elements {
 pub fn interactive_elements<'n>(
     dom: &Dom<'_>,
     ax: impl IntoIterator<Item = &'n AxNode>,
+    main: usize,
 ) -> Elements {
     let by_backend: HashMap<i64, usize> = dom
         .nodes
@@ -139,18 +142,20 @@ pub fn interactive_elements<'n>(
             disabled: prop("disabled").as_deref() == Some("true"),
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
+            node: id,
             role,
         };
         found.push((dom.nodes[id].order, candidate));
     }
     found.sort_by_key(|(order, _)| *order);
-    cap(found.into_iter().map(|(_, c)| c).collect())
+    cap(dom, found.into_iter().map(|(_, c)| c).collect(), main)
 }
 
-/// Folds twin links, then applies the [`ELEMENTS_MAX`] cap to elements in document
-/// order: over the cap, invisible elements go first (keeping the earliest), then
-/// the tail.
-pub fn cap(mut items: Vec<Candidate>) -> Elements {
+/// Folds twin links, then applies the [`ELEMENTS_MAX`] cap to elements given in
+/// document order. Over the cap, what stays is chosen by rank — visible before
+/// invisible; then form controls and buttons, links inside the main-content root
+/// `main`, other links (site menus) — and returned in document order.
+pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
     // Consecutive links to one target under one name (a card's image and title) are
     // one element for the agent.
     items.dedup_by(|later, earlier| {
@@ -161,23 +166,31 @@ pub fn cap(mut items: Vec<Candidate>) -> Elements {
     });
     let truncated = items.len() > ELEMENTS_MAX;
     if truncated {
-        let visible = items.iter().filter(|c| c.visible).count();
-        if visible >= ELEMENTS_MAX {
-            items.retain(|c| c.visible);
-        } else {
-            // Keep every visible one and the first invisible ones, in order.
-            let mut spare = ELEMENTS_MAX - visible;
-            items.retain(|c| {
-                c.visible || {
-                    let keep = spare > 0;
-                    spare = spare.saturating_sub(1);
-                    keep
-                }
-            });
+        let rank = |c: &Candidate| {
+            let kind = if c.role != "link" {
+                0
+            } else if is_under(dom, c.node, main) {
+                1
+            } else {
+                2
+            };
+            (!c.visible, kind)
+        };
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| (rank(&items[i]), i));
+        let mut keep = vec![false; items.len()];
+        for &i in order.iter().take(ELEMENTS_MAX) {
+            keep[i] = true;
         }
-        items.truncate(ELEMENTS_MAX);
+        let mut k = keep.into_iter();
+        items.retain(|_| k.next().unwrap_or(false));
     }
     Elements { items, truncated }
+}
+
+/// `id` is `root` or inside it.
+fn is_under(dom: &Dom<'_>, id: usize, root: usize) -> bool {
+    std::iter::successors(Some(id), |&n| dom.nodes[n].parent).any(|n| n == root)
 }
 
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`

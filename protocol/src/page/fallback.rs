@@ -17,8 +17,9 @@ use super::elements::{
 use crate::extract::Checked;
 
 /// Interactive elements of `dom` in document order, capped like
-/// [`interactive_elements`](super::elements::interactive_elements).
-pub fn snapshot_elements(dom: &Dom<'_>) -> Elements {
+/// [`interactive_elements`](super::elements::interactive_elements) (`main` is the
+/// main-content root, which ranks its links first over the cap).
+pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
     let ids = IdIndex::new(dom);
     let mut items = Vec::new();
     let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
@@ -65,9 +66,10 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Elements {
                     .is_some_and(|v| v.trim() == "true"),
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
+            node: id,
         });
     }
-    cap(items)
+    cap(dom, items, main)
 }
 
 /// The HTML-AAM role of an interactive element, `None` for everything else.

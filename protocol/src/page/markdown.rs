@@ -24,8 +24,12 @@ pub struct Markdown {
 
 /// The page's main content as Markdown, at most [`MARKDOWN_MAX_BYTES`].
 pub fn page_markdown(dom: &Dom<'_>) -> Markdown {
-    let content = content::analyse(dom);
-    let blocks = render(dom, &content, content.root);
+    content_markdown(dom, &content::analyse(dom))
+}
+
+/// [`page_markdown`] with the content analysis already made.
+pub fn content_markdown(dom: &Dom<'_>, content: &Content) -> Markdown {
+    let blocks = render(dom, content, content.root);
     join_blocks(&blocks, MARKDOWN_MAX_BYTES)
 }
 

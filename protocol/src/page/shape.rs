@@ -3,10 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::content::analyse;
 use super::dom::{Dom, Kind};
 use super::elements::interactive_elements;
 use super::fallback::snapshot_elements;
-use super::markdown::page_markdown;
+use super::markdown::content_markdown;
 use super::snapshot::{AxTree, CapturedSnapshot};
 use super::uids::UidCache;
 use super::url;
@@ -34,12 +35,17 @@ pub struct PageInputs {
 pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> ExtractResult {
     let dom = Dom::new(&inputs.snapshot);
     let (url, title) = url_and_title(&inputs.snapshot);
-    let markdown = page_markdown(&dom);
+    let content = analyse(&dom);
+    let markdown = content_markdown(&dom, &content);
     // Without an accessibility tree (it timed out on a huge page), the snapshot alone.
     let found = if inputs.ax_trees.iter().all(|t| t.nodes.is_empty()) {
-        snapshot_elements(&dom)
+        snapshot_elements(&dom, content.root)
     } else {
-        interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()))
+        interactive_elements(
+            &dom,
+            inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()),
+            content.root,
+        )
     };
     let ids: Vec<i64> = found.items.iter().map(|c| c.backend_node_id).collect();
     let assigned = uids.assign(&ids);
