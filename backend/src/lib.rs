@@ -9,6 +9,8 @@
 //!   Origin/Host/Bearer guard, an axum `from_fn_with_state` middleware).
 //! - [`hub::ExtensionHub`] and [`remote::RemoteBridge`] implement [`Bridge`];
 //!   [`remote::probe`] checks whether a `serve` answers.
+//! - [`agent::run_task`]`(&bridge, &model, &RunOptions, &mut progress) -> FinalReport`:
+//!   the built-in agent (`run`, `verify`) over any [`Bridge`] and chat model.
 
 pub mod agent;
 pub mod bridge;
