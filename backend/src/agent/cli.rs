@@ -34,7 +34,7 @@ pub struct ModelArgs {
     /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5).
     #[arg(long, env = "BROWSER_BRIDGE_MODEL")]
     pub model: Option<String>,
-    /// API base URL, e.g. http://127.0.0.1:11434/v1 for Ollama, https://api.deepseek.com/v1.
+    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`.
     #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
     pub base_url: Option<String>,
 }
