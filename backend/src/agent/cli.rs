@@ -219,7 +219,7 @@ pub async fn run(args: RunArgs) -> ExitCode {
     };
     let options = RunOptions {
         task: args.task,
-        url: args.url,
+        url: args.url.as_deref().map(start_url),
         max_steps: args.max_steps,
         timeout: args.timeout,
     };
@@ -258,6 +258,17 @@ pub(crate) fn fail(error: &BridgeError) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// `--url` as typed, with `https://` added when it has no scheme
+/// (`example.com/a` → `https://example.com/a`).
+pub fn start_url(url: &str) -> String {
+    let url = url.trim();
+    if url.contains("://") || url.starts_with("about:") {
+        url.to_owned()
+    } else {
+        format!("https://{url}")
+    }
+}
+
 /// True for `http(s)://127.0.0.1…`, `localhost` and `[::1]` URLs.
 pub fn is_loopback_url(url: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(url) else {
@@ -276,6 +287,16 @@ pub fn is_loopback_url(url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_urls_get_a_scheme() {
+        assert_eq!(start_url("example.com/claim"), "https://example.com/claim");
+        assert_eq!(
+            start_url(" http://127.0.0.1:8080/ "),
+            "http://127.0.0.1:8080/"
+        );
+        assert_eq!(start_url("about:blank"), "about:blank");
+    }
 
     #[test]
     fn loopback_urls_need_no_key() {
