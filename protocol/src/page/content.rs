@@ -29,6 +29,25 @@ const SKIP_TAGS: &[&str] = &[
 /// Landmark tags that are site chrome, not content.
 const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside"];
 
+/// `id`/`class` fragments of cookie and consent banners (generic names and the
+/// common consent kits).
+const CONSENT_NAMES: &[&str] = &[
+    "cookie-banner",
+    "cookie-consent",
+    "cookie-notice",
+    "cookie-bar",
+    "cookiebar",
+    "cookie-law",
+    "cookie-popup",
+    "consent-banner",
+    "gdpr",
+    "onetrust",
+    "cookiebot",
+    "didomi",
+    "qc-cmp",
+    "truste",
+];
+
 /// ARIA roles that are site chrome or overlays.
 const BOILERPLATE_ROLES: &[&str] = &[
     "navigation",
@@ -95,6 +114,16 @@ pub fn is_boilerplate(dom: &Dom<'_>, id: usize) -> bool {
         return false;
     }
     if BOILERPLATE_TAGS.contains(&node.tag.as_str()) {
+        return true;
+    }
+    // Consent banners that are not fixed overlays, by the names their kits use.
+    let named = |attr: &str| {
+        dom.attr(id, attr).is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            CONSENT_NAMES.iter().any(|n| v.contains(n))
+        })
+    };
+    if named("id") || named("class") {
         return true;
     }
     dom.attr(id, "role").is_some_and(|r| {
