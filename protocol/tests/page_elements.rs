@@ -285,3 +285,11 @@ fn over_the_cap_controls_and_main_content_links_stay() {
         );
     }
 }
+
+#[test]
+fn a_challenge_iframe_is_a_captcha() {
+    let result = shape_extract(TabId(1), &load("captcha"), &mut UidCache::new());
+    let obstacle = result.obstacle.expect("captcha flagged");
+    assert_eq!(obstacle.obstacle_type, ObstacleType::Captcha);
+    assert_eq!(obstacle.confidence, Confidence::High);
+}
