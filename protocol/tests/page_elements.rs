@@ -293,3 +293,48 @@ fn a_challenge_iframe_is_a_captcha() {
     assert_eq!(obstacle.obstacle_type, ObstacleType::Captcha);
     assert_eq!(obstacle.confidence, Confidence::High);
 }
+
+#[test]
+fn control_roles_values_and_states() {
+    let full = |e: &browser_bridge_protocol::Element| {
+        format!(
+            "{} {} {:?} {:?} {:?} {:?}",
+            e.role,
+            e.name.as_deref().unwrap_or(""),
+            e.value,
+            e.visible,
+            e.disabled,
+            e.checked
+        )
+    };
+    let with_ax: Vec<String> = shape_extract(TabId(1), &load("controls"), &mut UidCache::new())
+        .elements
+        .iter()
+        .map(full)
+        .collect();
+    assert_eq!(
+        with_ax,
+        [
+            "button Opening hours None Some(true) None None",
+            "button Night mode None Some(true) None None",
+            "combobox Berth size Some(\"Large\") Some(true) None None",
+            "spinbutton Nights Some(\"3\") Some(true) None None",
+            "slider Length Some(\"12\") Some(true) None None",
+            "radio Card None Some(true) None Some(True)",
+            "radio Cash None Some(true) None Some(False)",
+            // An empty div: zero height, so not visible.
+            "switch Shore power None Some(false) None Some(True)",
+            "button Book None Some(true) Some(true) None",
+            "textbox Notes Some(\"Late arrival\") Some(true) None None",
+        ]
+    );
+    let mut no_ax = load("controls");
+    no_ax.ax_trees.clear();
+    let without: Vec<String> = shape_extract(TabId(1), &no_ax, &mut UidCache::new())
+        .elements
+        .iter()
+        .map(full)
+        .collect();
+    let same = without.iter().filter(|e| with_ax.contains(e)).count();
+    assert!(same >= 8, "snapshot-only elements: {without:#?}");
+}

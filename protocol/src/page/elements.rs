@@ -88,7 +88,12 @@ pub fn interactive_elements<'n>(
         if node.ignored {
             continue;
         }
-        let Some(role) = node.role.as_ref().and_then(|r| r.text()) else {
+        let Some(role) = node
+            .role
+            .as_ref()
+            .and_then(|r| r.text())
+            .map(normalise_role)
+        else {
             continue;
         };
         if !INTERACTIVE_ROLES.contains(&role.as_str()) {
@@ -191,6 +196,16 @@ pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
 /// `id` is `root` or inside it.
 fn is_under(dom: &Dom<'_>, id: usize, root: usize) -> bool {
     std::iter::successors(Some(id), |&n| dom.nodes[n].parent).any(|n| n == root)
+}
+
+/// Chromium's internal roles for interactive controls, as the ARIA role an agent
+/// knows (`<summary>` is a `DisclosureTriangle`, a pressed button `ToggleButton`).
+fn normalise_role(role: String) -> String {
+    match role.as_str() {
+        "DisclosureTriangle" | "ToggleButton" => "button".to_owned(),
+        "PopUpButton" => "combobox".to_owned(),
+        _ => role,
+    }
 }
 
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`

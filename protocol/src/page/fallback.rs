@@ -90,6 +90,7 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
     match dom.nodes[id].tag.as_str() {
         "a" | "area" if dom.attr(id, "href").is_some() => Some("link"),
         "button" => Some("button"),
+        "summary" => Some("button"),
         "textarea" => Some("textbox"),
         "select" => {
             let size = dom
