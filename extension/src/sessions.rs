@@ -204,6 +204,7 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         .clone()
         .filter(|u| !u.is_empty())
         .unwrap_or(info.url.clone());
+    check_controllable(tab, &url)?;
     check_blocklist(&url, Some(tab))?;
     // After a worker restart our own debugger may still be attached: adopt the tab.
     if let Err(e) = chrome::attach(tab.0).await
@@ -264,6 +265,27 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         started_at,
     }));
     Ok(())
+}
+
+/// Only web pages may become sessions: `http(s):`, `about:` and tabs that have not
+/// committed a URL yet. Never this extension's own pages (an agent must not press
+/// Resume or re-pair), other extensions, `chrome://` or `file://` (§5's scheme rule,
+/// applied to tabs the user opened).
+///
+/// # Errors
+/// `invalid_action` naming the URL.
+pub fn check_controllable(tab: TabId, url: &str) -> Result<(), BridgeError> {
+    let lower = url.trim().to_ascii_lowercase();
+    if lower.is_empty()
+        || lower.starts_with("http://")
+        || lower.starts_with("https://")
+        || lower.starts_with("about:")
+    {
+        return Ok(());
+    }
+    Err(BridgeError::invalid_action(format!(
+        "tab {tab} shows {url}: only http(s) pages can be controlled; navigate it to a web page or pick another tab"
+    )))
 }
 
 /// `session_not_found` for a tab that does not exist.

@@ -188,6 +188,28 @@ async fn stop_all_cancels_until_resume_and_stop_ends_one_session() {
         .expect("after resume");
     assert_eq!(r["value"], 2);
 
+    // The agent may not take over the extension's own pages (it could press Resume).
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    let popup_tab = list["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| {
+            t["url"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("chrome-extension://"))
+        })
+        .unwrap_or_else(|| panic!("the popup tab is listed: {list}"))["tabId"]
+        .clone();
+    let refused = stack
+        .act(json!({ "action": "evaluate", "tabId": popup_tab, "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, "invalid_action", "{refused}");
+
     // Stop one session from the popup: session_ended `stopped`.
     let stop_one = format!(
         "for (let i = 0; i < 50 && !document.querySelector('button[data-tab-id=\"{tab}\"]'); i++) await new Promise((r) => setTimeout(r, 50)); \
