@@ -183,6 +183,12 @@ fn listing_keeps_its_cards_once_and_drops_the_filter_menu() {
         "image twin of the title link: {md}"
     );
     assert!(!md.contains("Bells"), "filter menu: {md}");
+    // Flex items (title, price) share one line.
+    let card = md
+        .lines()
+        .find(|l| l.starts_with("[Brass ship bell]("))
+        .expect("card");
+    assert!(card.ends_with("/p/0) €10.50"), "{card}");
 }
 
 #[test]

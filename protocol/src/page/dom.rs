@@ -46,6 +46,8 @@ pub struct Layout {
     pub clips: bool,
     /// `float` is `left` or `right` (drop caps, pull quotes, figures).
     pub floated: bool,
+    /// `display` is a flex or grid container (its children are blockified).
+    pub flex_or_grid: bool,
 }
 
 impl Layout {
@@ -214,6 +216,8 @@ impl<'a> Dom<'a> {
                     transparent: s(style::OPACITY) == "0",
                     clips: clip(s(style::OVERFLOW_X)) && clip(s(style::OVERFLOW_Y)),
                     floated: matches!(s(style::FLOAT), "left" | "right"),
+                    flex_or_grid: s(style::DISPLAY).contains("flex")
+                        || s(style::DISPLAY).contains("grid"),
                 });
             }
             for i in 0..count {
@@ -332,6 +336,36 @@ impl<'a> Dom<'a> {
         };
         i64::try_from(id - self.doc_start[node.doc])
             .is_ok_and(|index| doc.nodes.input_checked.index.contains(&index))
+    }
+
+    /// Laid out as a block only because its parent is a flex or grid container
+    /// (a phrasing element such as a card's `<span>` price or `<a>` title).
+    pub fn blockified(&self, id: usize) -> bool {
+        let node = &self.nodes[id];
+        matches!(
+            node.tag.as_str(),
+            "a" | "span"
+                | "b"
+                | "strong"
+                | "em"
+                | "i"
+                | "small"
+                | "time"
+                | "label"
+                | "img"
+                | "abbr"
+                | "code"
+                | "mark"
+                | "sup"
+                | "sub"
+                | "u"
+                | "s"
+                | "data"
+                | "font"
+        ) && node
+            .parent
+            .and_then(|p| self.nodes[p].layout)
+            .is_some_and(|l| l.flex_or_grid)
     }
 
     /// URL of document `doc`.

@@ -195,13 +195,19 @@ impl Renderer<'_, '_> {
             "hr" => out.block("---".to_owned()),
             "a" => {
                 // Card links (display: block/flex) are blocks of their own.
-                let block = node.layout.is_some_and(|l| !l.inline);
+                // Flex and grid items sit side by side: a space apart, on one line.
+                let item = self.dom.blockified(id);
+                let block = node.layout.is_some_and(|l| !l.inline) && !item;
                 if block {
                     out.flush();
+                } else if item {
+                    out.space();
                 }
                 self.link(id, out, ctx);
                 if block {
                     out.flush();
+                } else if item {
+                    out.space();
                 }
             }
             "img" => {
@@ -261,9 +267,19 @@ impl Renderer<'_, '_> {
             _ => {
                 // A floated letter or two is a drop cap: part of the word after it.
                 let drop_cap = node.layout.is_some_and(|l| l.floated) && node.text_len <= 3;
-                let inline = node.layout.is_none_or(|l| l.inline || drop_cap) && !is_block_tag(tag);
+                let inline = node
+                    .layout
+                    .is_none_or(|l| l.inline || drop_cap || self.dom.blockified(id))
+                    && !is_block_tag(tag);
                 if inline || ctx.pre {
+                    let item = !ctx.pre && self.dom.blockified(id);
+                    if item {
+                        out.space();
+                    }
                     self.children(id, out, ctx);
+                    if item {
+                        out.space();
+                    }
                 } else {
                     self.block_children(id, out, ctx);
                 }
