@@ -198,3 +198,13 @@ fn a_nav_bigger_than_the_article_is_still_chrome() {
     assert!(!md.contains("Section 0"), "{md}");
     assert!(md.contains("[fee table](http://127.0.0.1:"), "{md}");
 }
+
+#[test]
+fn frameset_pages_read_their_frames() {
+    let md = markdown("frameset");
+    assert!(md.starts_with("Frame paragraph about buoys."), "{md}");
+    assert!(
+        md.ends_with("# Second page\n\nArrived on the second page."),
+        "{md}"
+    );
+}

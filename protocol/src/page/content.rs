@@ -23,7 +23,7 @@ pub const MIN_LEFT_BEHIND: f64 = 300.0;
 const SKIP_TAGS: &[&str] = &[
     "head", "script", "style", "noscript", "template", "svg", "canvas", "video", "audio", "object",
     "embed", "button", "select", "input", "textarea", "option", "datalist", "dialog", "map",
-    "iframe", "frame", "frameset", "link", "meta", "title", "base",
+    "iframe", "frame", "link", "meta", "title", "base",
 ];
 
 /// Landmark tags that are site chrome, not content.
