@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use anyhow::Result;
-use browser_bridge_protocol::page::dom::Dom;
-use browser_bridge_protocol::page::markdown;
+use browser_bridge_protocol::TabId;
+use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
 
 use super::capture::Capture;
 use super::recall;
@@ -24,7 +24,8 @@ pub struct Row {
     pub ms: f64,
 }
 
-/// Measures every `<captures>/<name>.json` against `<pages>/<name>/expected.html`.
+/// Shapes every `<captures>/<name>.json` with [`shape_extract`] and measures it
+/// against `<pages>/<name>/expected.html` (`ms` is the shaping time alone).
 pub fn measure_dir(pages: &Path, captures: &Path, dump: Option<&Path>) -> Result<Vec<Row>> {
     let mut names: Vec<String> = std::fs::read_dir(captures)?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -41,17 +42,21 @@ pub fn measure_dir(pages: &Path, captures: &Path, dump: Option<&Path>) -> Result
         let expected =
             std::fs::read_to_string(pages.join(&name).join("expected.html")).unwrap_or_default();
         let start = std::time::Instant::now();
-        let dom = Dom::new(&capture.snapshot);
-        let md = markdown::page_markdown(&dom);
+        let inputs = PageInputs {
+            snapshot: capture.snapshot,
+            ax_trees: capture.ax_trees,
+            text: capture.text,
+        };
+        let result = shape_extract(TabId(0), &inputs, &mut UidCache::new());
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         if let Some(d) = dump {
-            std::fs::write(d.join(format!("{name}.md")), &md.text)?;
+            std::fs::write(d.join(format!("{name}.md")), &result.markdown)?;
         }
         rows.push(Row {
             page: name,
-            recall: recall::recall(&recall::expected_text(&expected), &md.text),
-            markdown_bytes: md.text.len(),
-            elements: 0,
+            recall: recall::recall(&recall::expected_text(&expected), &result.markdown),
+            markdown_bytes: result.markdown.len(),
+            elements: result.elements.len(),
             ms,
         });
     }
