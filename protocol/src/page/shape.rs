@@ -109,3 +109,18 @@ pub fn has_captcha_frame(dom: &Dom<'_>) -> bool {
                 .is_some_and(|src| is_captcha_frame_url(&url::resolve(dom.base_url(n.doc), src)))
     }) || (1..dom.doc_start.len()).any(|d| is_captcha_frame_url(dom.document_url(d)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_inputs_give_an_empty_extract() {
+        let result = shape_extract(TabId(4), &PageInputs::default(), &mut UidCache::new());
+        assert_eq!(result.tab_id, TabId(4));
+        assert_eq!((result.url.as_str(), result.markdown.as_str()), ("", ""));
+        assert!(result.elements.is_empty());
+        assert_eq!(result.obstacle, None);
+        assert_eq!(result.truncated, None);
+    }
+}
