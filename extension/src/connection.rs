@@ -120,7 +120,7 @@ pub fn reconnect_now() {
     CONN.with(|c| {
         let mut c = c.borrow_mut();
         c.generation += 1;
-        c.socket = None;
+        retire(c.socket.take());
         c.attempts = 0;
         c.state = State::Disconnected;
     });
@@ -131,7 +131,7 @@ async fn connect() {
     let generation = CONN.with(|c| {
         let mut c = c.borrow_mut();
         c.generation += 1;
-        c.socket = None;
+        retire(c.socket.take());
         c.state = State::Connecting;
         c.generation
     });
@@ -231,6 +231,19 @@ async fn connect() {
     });
 }
 
+/// Drops a socket later, never inside one of its own callbacks: wasm-bindgen
+/// refuses a closure freed while it runs ("closure invoked recursively or after
+/// being dropped").
+fn retire(socket: Option<Socket>) {
+    if let Some(socket) = socket {
+        socket.ws.set_onopen(None);
+        socket.ws.set_onmessage(None);
+        socket.ws.set_onclose(None);
+        let _ = socket.ws.close();
+        spawn_local(async move { drop(socket) });
+    }
+}
+
 fn set_state(generation: u32, state: State, reason: String, retry: bool) {
     let current = CONN.with(|c| {
         let mut c = c.borrow_mut();
@@ -239,7 +252,7 @@ fn set_state(generation: u32, state: State, reason: String, retry: bool) {
         }
         c.state = state;
         c.reason = reason;
-        c.socket = None;
+        retire(c.socket.take());
         c.connected_at = None;
         true
     });

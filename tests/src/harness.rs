@@ -221,6 +221,7 @@ pub struct Stack {
     /// The backend's stderr so far (for failure messages).
     pub backend_log: Arc<Mutex<String>>,
     backend: Child,
+    backend_bin: PathBuf,
     http: reqwest::Client,
     /// The backend's config dir (holds `pairing-token`).
     pub config_dir: TempDir,
@@ -250,44 +251,14 @@ impl Stack {
         tokio::task::spawn_blocking(move || copy_extension(&from, &to)).await??;
         let config_dir = TempDir::new("config")?;
 
-        let mut backend = tokio::process::Command::new(&built.backend_bin)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--extension-id",
-                EXTENSION_ID,
-                "--config-dir",
-            ])
-            .arg(config_dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .with_context(|| format!("spawning {}", built.backend_bin.display()))?;
         let backend_log = Arc::new(Mutex::new(String::new()));
-        let mut lines = BufReader::new(backend.stderr.take().expect("piped")).lines();
-        let base_url = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(line) = lines.next_line().await? {
-                backend_log
-                    .lock()
-                    .expect("lock")
-                    .push_str(&format!("{line}\n"));
-                if let Some(url) = line.trim().strip_prefix("listening on ") {
-                    return Ok::<_, anyhow::Error>(url.trim().to_owned());
-                }
-            }
-            bail!("the backend exited before listening")
-        })
-        .await
-        .context("the backend did not print `listening on …` within 20 s")??;
-        let log = backend_log.clone();
-        tokio::spawn(async move {
-            while let Ok(Some(line)) = lines.next_line().await {
-                log.lock().expect("lock").push_str(&format!("{line}\n"));
-            }
-        });
+        let (backend, base_url) = spawn_backend(
+            &built.backend_bin,
+            config_dir.path(),
+            "127.0.0.1:0",
+            &backend_log,
+        )
+        .await?;
         let token = std::fs::read_to_string(config_dir.path().join("pairing-token"))
             .context("reading the pairing token")?
             .trim()
@@ -315,6 +286,7 @@ impl Stack {
             ack_ms: 0,
             backend_log,
             backend,
+            backend_bin: built.backend_bin.clone(),
             http: reqwest::Client::new(),
             config_dir,
             _extension: extension,
@@ -490,6 +462,27 @@ impl Stack {
         Ok((target, session))
     }
 
+    /// Kills the backend and starts a new one on the same address and config dir
+    /// (same token), as after a backend crash or upgrade; the extension has to
+    /// reconnect by itself.
+    ///
+    /// # Errors
+    /// When the new backend does not start.
+    pub async fn restart_backend(&mut self) -> Result<()> {
+        self.backend.kill().await.context("killing the backend")?;
+        let listen = self.base_url.trim_start_matches("http://").to_owned();
+        let (backend, base_url) = spawn_backend(
+            &self.backend_bin,
+            self.config_dir.path(),
+            &listen,
+            &self.backend_log,
+        )
+        .await?;
+        self.backend = backend;
+        self.base_url = base_url;
+        Ok(())
+    }
+
     /// The backend's stderr so far.
     pub fn backend_log(&self) -> String {
         self.backend_log.lock().expect("lock").clone()
@@ -500,6 +493,51 @@ impl Drop for Stack {
     fn drop(&mut self) {
         let _ = self.backend.start_kill();
     }
+}
+
+/// Starts `browser-bridge serve` on `listen` and returns it with its base URL, read
+/// from its `listening on http://…` line; later stderr lines go to `log`.
+async fn spawn_backend(
+    bin: &Path,
+    config_dir: &Path,
+    listen: &str,
+    log: &Arc<Mutex<String>>,
+) -> Result<(Child, String)> {
+    let mut backend = tokio::process::Command::new(bin)
+        .args([
+            "serve",
+            "--listen",
+            listen,
+            "--extension-id",
+            EXTENSION_ID,
+            "--config-dir",
+        ])
+        .arg(config_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("spawning {}", bin.display()))?;
+    let mut lines = BufReader::new(backend.stderr.take().expect("piped")).lines();
+    let base_url = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await? {
+            log.lock().expect("lock").push_str(&format!("{line}\n"));
+            if let Some(url) = line.trim().strip_prefix("listening on ") {
+                return Ok::<_, anyhow::Error>(url.trim().to_owned());
+            }
+        }
+        bail!("the backend exited before listening")
+    })
+    .await
+    .context("the backend did not print `listening on …` within 20 s")??;
+    let log = log.clone();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.lock().expect("lock").push_str(&format!("{line}\n"));
+        }
+    });
+    Ok((backend, base_url))
 }
 
 /// Percent-encodes everything but unreserved characters (for the pairing link).

@@ -58,15 +58,7 @@ async fn wrong_token_is_fatal_until_re_paired() {
     assert_eq!(e.code, "not_connected", "{e}");
 
     pair(&stack, &stack.token.clone()).await;
-    let until = Instant::now() + Duration::from_secs(15);
-    while !connected(&stack).await {
-        assert!(
-            Instant::now() < until,
-            "re-pairing did not reconnect; backend log:\n{}",
-            stack.backend_log()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_connected(&stack, Duration::from_secs(15)).await;
     let tabs = stack
         .act(serde_json::json!({ "action": "list_tabs" }))
         .await
@@ -95,4 +87,37 @@ async fn idle_worker_keeps_its_connection() {
         .await
         .expect("list_tabs after idling");
     assert!(tabs["tabs"].is_array());
+}
+
+async fn wait_connected(stack: &Stack, within: Duration) {
+    let until = Instant::now() + within;
+    while !connected(stack).await {
+        assert!(
+            Instant::now() < until,
+            "no reconnect within {within:?}; backend log:\n{}",
+            stack.backend_log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The backend goes away and comes back on the same address: the extension
+/// reconnects by itself (backoff 1 s doubling, at most 30 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnects_after_a_backend_restart() {
+    let mut stack = Stack::start().await.expect("stack");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let before = stack.status().await.unwrap()["extension"]["connectionId"].clone();
+    stack.restart_backend().await.expect("restart");
+    wait_connected(&stack, Duration::from_secs(40)).await;
+    let after = stack.status().await.unwrap()["extension"]["connectionId"].clone();
+    assert_ne!(before, after, "a new connection");
+    // The session survived on the extension's side.
+    assert_eq!(
+        stack
+            .eval(tab, "return document.title")
+            .await
+            .expect("same tab"),
+        "Basic fixture"
+    );
 }
