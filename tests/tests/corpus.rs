@@ -66,6 +66,7 @@ async fn corpus_recall_size_and_time() {
             page: name.clone(),
             recall: recall::recall(&recall::expected_text(&expected), markdown),
             markdown_bytes: markdown.len(),
+            json_bytes: serde_json::to_vec(&result).map_or(0, |v| v.len()),
             elements: result["elements"].as_array().map_or(0, Vec::len),
             ms,
         });

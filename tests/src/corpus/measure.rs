@@ -18,6 +18,8 @@ pub struct Row {
     pub recall: f64,
     /// Markdown bytes.
     pub markdown_bytes: usize,
+    /// The whole `ExtractResult` as JSON, bytes.
+    pub json_bytes: usize,
     /// Elements returned.
     pub elements: usize,
     /// Milliseconds (capture or extract).
@@ -56,6 +58,7 @@ pub fn measure_dir(pages: &Path, captures: &Path, dump: Option<&Path>) -> Result
             page: name,
             recall: recall::recall(&recall::expected_text(&expected), &result.markdown),
             markdown_bytes: result.markdown.len(),
+            json_bytes: serde_json::to_vec(&result).map_or(0, |v| v.len()),
             elements: result.elements.len(),
             ms,
         });
@@ -69,14 +72,14 @@ pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<32} {:>7} {:>9} {:>5} {:>8}",
-        "page", "recall", "md bytes", "elts", "ms"
+        "{:<32} {:>7} {:>9} {:>10} {:>5} {:>8}",
+        "page", "recall", "md bytes", "json bytes", "elts", "ms"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:<32} {:>7.3} {:>9} {:>5} {:>8.1}",
-            r.page, r.recall, r.markdown_bytes, r.elements, r.ms
+            "{:<32} {:>7.3} {:>9} {:>10} {:>5} {:>8.1}",
+            r.page, r.recall, r.markdown_bytes, r.json_bytes, r.elements, r.ms
         );
     }
     if !rows.is_empty() {
@@ -87,14 +90,18 @@ pub fn table(rows: &[Row]) -> String {
         bytes.sort_unstable();
         let mut ms: Vec<f64> = rows.iter().map(|r| r.ms).collect();
         ms.sort_by(f64::total_cmp);
+        let mut json: Vec<usize> = rows.iter().map(|r| r.json_bytes).collect();
+        json.sort_unstable();
         let _ = writeln!(
             out,
-            "pages {} mean recall {:.3} min {:.3} median md bytes {} total md bytes {} median ms {:.1}",
+            "pages {} mean recall {:.3} min {:.3} median md bytes {} total md bytes {} \
+             median json bytes {} median ms {:.1}",
             rows.len(),
             mean,
             min,
             bytes[bytes.len() / 2],
             bytes.iter().sum::<usize>(),
+            json[json.len() / 2],
             ms[ms.len() / 2]
         );
     }
