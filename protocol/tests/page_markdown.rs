@@ -208,3 +208,13 @@ fn frameset_pages_read_their_frames() {
         "{md}"
     );
 }
+
+#[test]
+fn the_article_title_outside_the_body_leads_the_markdown() {
+    let md = markdown("titled");
+    assert!(
+        md.starts_with("# Dredging deepens the ferry channel\n\nDredgers worked through the night"),
+        "{md}"
+    );
+    assert!(!md.contains("Harbour Press"), "{md}");
+}

@@ -29,8 +29,32 @@ pub fn page_markdown(dom: &Dom<'_>) -> Markdown {
 
 /// [`page_markdown`] with the content analysis already made.
 pub fn content_markdown(dom: &Dom<'_>, content: &Content) -> Markdown {
-    let blocks = render(dom, content, content.root);
+    let mut blocks = render(dom, content, content.root);
+    // The article's own title often sits just outside the chosen root (a header
+    // above the body text): lead with it when the root has no top heading.
+    if !blocks.iter().any(|b| b.starts_with("# "))
+        && let Some(h1) = title_heading(dom, content)
+    {
+        blocks.insert(0, h1);
+    }
     join_blocks(&blocks, MARKDOWN_MAX_BYTES)
+}
+
+/// The nearest kept `<h1>` before the root in document order (the first one is often
+/// the site's logo), as a Markdown heading.
+fn title_heading(dom: &Dom<'_>, content: &Content) -> Option<String> {
+    let root_order = dom.nodes[content.root].order;
+    let h1 = (0..dom.nodes.len())
+        .filter(|&i| dom.nodes[i].tag == "h1" && dom.nodes[i].order < root_order)
+        .filter(|&i| content.text[i] > 0 && !excluded_above(dom, content, i))
+        .max_by_key(|&i| dom.nodes[i].order)?;
+    let blocks = render(dom, content, h1);
+    blocks.into_iter().next().filter(|b| b.starts_with("# "))
+}
+
+/// `id` or one of its ancestors is excluded.
+fn excluded_above(dom: &Dom<'_>, content: &Content, id: usize) -> bool {
+    std::iter::successors(Some(id), |&n| dom.nodes[n].parent).any(|n| content.excluded[n])
 }
 
 /// Joins blocks with blank lines, keeping whole blocks within `max` bytes. A first
