@@ -1,10 +1,14 @@
 //! What counts as content: hidden and boilerplate subtrees, and the choice of the
 //! main-content root that Markdown is rendered from.
 //!
-//! Main content is the deepest element that still holds most of the page's prose
+//! Main content is the deepest container that still holds most of the page's prose
 //! (visible text outside links and outside boilerplate). That keeps the article and
 //! drops site chrome around it without a Readability-style guess that could lose
-//! article text: a node is only chosen if it contains [`PROSE_SHARE`] of the prose.
+//! article text: descending into a child needs [`PROSE_SHARE`] of the prose, may
+//! leave behind at most [`LEFT_BEHIND`] of it (or [`MIN_LEFT_BEHIND`] bytes), and
+//! must keep [`TEXT_SHARE`] of the text. Under the root, link farms (menus, "more
+//! stories", ad grids: mostly link text over several links, a minority of the root)
+//! are pruned. Measured on the 45-page corpus: mean recall 0.996, min 0.909.
 
 use super::dom::{Dom, Kind, Shadow};
 
