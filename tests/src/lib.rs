@@ -1,5 +1,6 @@
 //! browser-bridge test harness.
 
+pub mod build;
 pub mod chromium;
 pub mod conformance;
 pub mod demo;
