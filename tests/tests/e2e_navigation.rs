@@ -249,4 +249,32 @@ async fn navigate_without_session_opens_an_agent_window_tab() {
         .collect();
     assert_eq!(agent.len(), 1, "{list}");
     assert_eq!(agent[0]["url"], stack.fixtures.url("second.html"));
+
+    // focus: true opens in the user's window, as its active tab, not in the agent window.
+    let shown = stack
+        .act(
+            json!({ "action": "open_tab", "url": stack.fixtures.url("basic.html"), "focus": true }),
+        )
+        .await
+        .expect("open_tab focus");
+    assert_ne!(shown["windowId"], agent[0]["windowId"]);
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    let entry = list["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tabId"] == shown["tabId"])
+        .cloned();
+    let entry = entry.unwrap_or_else(|| panic!("the focused tab is listed: {list}"));
+    assert_eq!(
+        (
+            entry["agentWindow"].clone(),
+            entry["active"].clone(),
+            entry["session"].clone()
+        ),
+        (json!(false), json!(true), json!(true))
+    );
 }
