@@ -51,8 +51,16 @@ mod tests {
         assert!(check_version(3, 3).is_ok());
         let low = check_version(3, 4).unwrap_err();
         assert_eq!(low.code, ErrorCode::ProtocolMismatch);
-        assert!(low.message.contains("update the extension"), "{}", low.message);
+        assert!(
+            low.message.contains("update the extension"),
+            "{}",
+            low.message
+        );
         let high = check_version(5, 4).unwrap_err();
-        assert!(high.message.contains("update the backend"), "{}", high.message);
+        assert!(
+            high.message.contains("update the backend"),
+            "{}",
+            high.message
+        );
     }
 }
