@@ -6,9 +6,6 @@
 
 use anyhow::Result;
 
-use crate::env::{cargo, ensure_chromium, ensure_wasm_target, run, workspace_root};
-use crate::extension::build_extension;
-
 /// Builds what the demo needs and runs it; `args` go to `browser-bridge-demo`
 /// (`--headed`, `--keep-open`).
 ///
@@ -16,32 +13,10 @@ use crate::extension::build_extension;
 /// A missing tool that cannot be installed (the message says what to install), a
 /// failed build, or a demo whose checks did not all hold (non-zero exit).
 pub(crate) fn run_demo(args: &[String]) -> Result<()> {
-    let root = workspace_root();
     if args.iter().any(|a| a == "--headed") && std::env::var_os("DISPLAY").is_none() {
         anyhow::bail!(
             "--headed needs a display ($DISPLAY is not set); run without it for headless"
         );
     }
-    ensure_wasm_target()?;
-    let chromium = ensure_chromium()?;
-    build_extension(true)?;
-    run(cargo().current_dir(root).args([
-        "build",
-        "-p",
-        "browser-bridge",
-        "--bin",
-        "browser-bridge",
-    ]))?;
-    run(cargo()
-        .current_dir(root)
-        .args([
-            "run",
-            "-p",
-            "browser-bridge-tests",
-            "--bin",
-            "browser-bridge-demo",
-            "--",
-        ])
-        .args(args)
-        .env("CHROMIUM", &chromium))
+    crate::env::run_with_browser("browser-bridge-demo", args)
 }
