@@ -112,9 +112,13 @@ pub(crate) fn run_with_browser(bin: &str, args: &[String]) -> Result<()> {
     ensure_wasm_target()?;
     let chromium = ensure_chromium()?;
     crate::extension::build_extension(true)?;
-    run(cargo()
-        .current_dir(root)
-        .args(["build", "-p", "browser-bridge", "--bin", "browser-bridge"]))?;
+    run(cargo().current_dir(root).args([
+        "build",
+        "-p",
+        "browser-bridge",
+        "--bin",
+        "browser-bridge",
+    ]))?;
     run(cargo()
         .current_dir(root)
         .args(["run", "-p", "browser-bridge-tests", "--bin", bin, "--"])
