@@ -18,6 +18,7 @@ pub mod connection;
 pub mod dispatch;
 pub mod extract;
 pub mod page_tools;
+pub mod runtime;
 pub mod sessions;
 
 use browser_bridge_protocol::TabId;

@@ -9,10 +9,10 @@
 use browser_bridge_protocol::action::{CallPageTool, TabOnly};
 use browser_bridge_protocol::page_tools::{CallPageToolResult, ListPageToolsResult, PageToolGroup};
 use browser_bridge_protocol::result::EvaluateValue;
-use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use serde_json::{Value, json};
 
-use crate::cdp::{self, EvalResult};
+use crate::runtime;
 
 /// CDP `timeout` of a tool call (ms), as for `evaluate` (§7).
 pub const TOOL_TIMEOUT_MS: u32 = 10_000;
@@ -103,33 +103,11 @@ async fn run(tab: TabId, expression: &str, what: &str) -> Result<Value, BridgeEr
         "awaitPromise": true,
         "returnByValue": true,
         "userGesture": true,
-        "timeout": TOOL_TIMEOUT_MS,
     });
-    let raw = cdp::send_with_timeout(tab, "Runtime.evaluate", params, TOOL_TIMEOUT_MS + 1_000)
-        .await
-        .map_err(|e| {
-            if e.timed_out || e.message.contains("timed out") {
-                BridgeError::new(
-                    ErrorCode::Timeout,
-                    format!("{what}: no answer after {TOOL_TIMEOUT_MS} ms"),
-                )
-            } else {
-                BridgeError::from(e)
-            }
-        })?;
-    let r: EvalResult = serde_json::from_value(raw)
-        .map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
-    if let Some(ex) = r.exception_details {
-        let message = ex.message();
-        if message.contains("Execution was terminated") {
-            return Err(BridgeError::new(
-                ErrorCode::Timeout,
-                format!("{what}: still running after {TOOL_TIMEOUT_MS} ms"),
-            ));
-        }
-        return Err(BridgeError::invalid_action(format!(
+    match runtime::evaluate(tab, params, TOOL_TIMEOUT_MS, what).await? {
+        Ok(result) => Ok(result.value.unwrap_or(Value::Null)),
+        Err(message) => Err(BridgeError::invalid_action(format!(
             "{what}: the page tool threw: {message}"
-        )));
+        ))),
     }
-    Ok(r.result.value.unwrap_or(Value::Null))
 }

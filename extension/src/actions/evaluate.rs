@@ -9,11 +9,11 @@
 
 use browser_bridge_protocol::action::Evaluate;
 use browser_bridge_protocol::result::{EvaluateResult, EvaluateValue};
-use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use serde_json::{Value, json};
 
 use crate::cdp::{self, EvalResult, RemoteObject};
-use crate::sessions;
+use crate::{runtime, sessions};
 
 /// CDP `timeout` of the evaluation (ms, §7).
 pub const EVALUATE_TIMEOUT_MS: u32 = 10_000;
@@ -48,38 +48,19 @@ async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue, boo
         "userGesture": true,
         "returnByValue": false,
         "objectGroup": OBJECT_GROUP,
-        "timeout": EVALUATE_TIMEOUT_MS,
     });
-    let raw = cdp::send_with_timeout(tab, "Runtime.evaluate", params, EVALUATE_TIMEOUT_MS + 1_000)
-        .await
-        .map_err(|e| {
-            if e.timed_out || e.message.contains("timed out") {
-                BridgeError::new(
-                    ErrorCode::Timeout,
-                    format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"),
-                )
-            } else {
-                BridgeError::from(e)
-            }
-        })?;
-    let r: EvalResult = serde_json::from_value(raw)
-        .map_err(|e| BridgeError::internal(format!("Runtime.evaluate: {e}")))?;
-    if let Some(ex) = r.exception_details {
-        let release = json!({ "objectGroup": OBJECT_GROUP });
-        let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
-        let message = ex.message();
-        if message.contains("Execution was terminated") {
-            return Err(BridgeError::new(
-                ErrorCode::Timeout,
-                format!("evaluate: still running after {EVALUATE_TIMEOUT_MS} ms"),
-            ));
+    let result = match runtime::evaluate(tab, params, EVALUATE_TIMEOUT_MS, "evaluate").await? {
+        Ok(result) => result,
+        Err(message) => {
+            let release = json!({ "objectGroup": OBJECT_GROUP });
+            let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
+            return Err(BridgeError::invalid_action(format!(
+                "evaluate threw: {message}"
+            )));
         }
-        return Err(BridgeError::invalid_action(format!(
-            "evaluate threw: {message}"
-        )));
-    }
-    let held = r.result.object_id.is_some();
-    let (kind, value) = shape(tab, r.result).await?;
+    };
+    let held = result.object_id.is_some();
+    let (kind, value) = shape(tab, result).await?;
     Ok((kind, value, held))
 }
 
