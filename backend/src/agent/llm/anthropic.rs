@@ -3,11 +3,11 @@
 //! tool results and any text injected after them (a reflection request) are
 //! merged into one user message of content blocks.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
-use super::{LlmError, MAX_COMPLETION_TOKENS, Model, Reply, ToolSpec, Usage, post_json};
+use super::{
+    Endpoint, LlmError, MAX_COMPLETION_TOKENS, Model, Reply, ToolSpec, Usage, token_count,
+};
 use crate::agent::conversation::{Conversation, ToolCall, Turn};
 
 /// The `anthropic-version` header value.
@@ -16,10 +16,7 @@ pub const API_VERSION: &str = "2023-06-01";
 /// A Messages API client. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct AnthropicClient {
-    http: reqwest::Client,
-    url: Arc<str>,
-    model: Arc<str>,
-    api_key: Option<Arc<str>>,
+    endpoint: Endpoint,
 }
 
 impl AnthropicClient {
@@ -31,22 +28,19 @@ impl AnthropicClient {
         api_key: Option<String>,
     ) -> Self {
         AnthropicClient {
-            http,
-            url: format!("{}/messages", base_url.trim_end_matches('/')).into(),
-            model: model.into(),
-            api_key: api_key.map(Into::into),
+            endpoint: Endpoint::new(http, base_url, "messages", model, api_key),
         }
     }
 }
 
 impl Model for AnthropicClient {
     async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
-        let body = request_body(&self.model, conversation, tool);
+        let body = request_body(&self.endpoint.model, conversation, tool);
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
-        if let Some(key) = &self.api_key {
+        if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.to_string()));
         }
-        let answer = post_json(&self.http, &self.url, &headers, &body).await?;
+        let answer = self.endpoint.post(&headers, &body).await?;
         parse_reply(&answer)
     }
 }
@@ -142,12 +136,7 @@ pub fn parse_reply(answer: &Value) -> Result<Reply, LlmError> {
             _ => {}
         }
     }
-    let count = |field: &str| {
-        answer
-            .pointer(&format!("/usage/{field}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let count = |field: &str| token_count(answer, &format!("/usage/{field}"));
     // `input_tokens` excludes what was written to or read from the cache.
     let usage = Usage {
         prompt_tokens: count("input_tokens")

@@ -7,6 +7,7 @@ pub mod anthropic;
 pub mod openai;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -220,6 +221,50 @@ pub fn retry_wait(attempt: u32, retry_after: Option<&str>) -> Duration {
             Duration::from_secs_f64,
         );
     wait.min(MAX_RETRY_WAIT)
+}
+
+/// Where and as whom a client posts: the one URL, the model name and the key
+/// (absent for local servers). Shared by both providers; cheap to clone.
+#[derive(Debug, Clone)]
+pub(crate) struct Endpoint {
+    http: reqwest::Client,
+    url: Arc<str>,
+    /// The model name sent in every request body.
+    pub(crate) model: Arc<str>,
+    /// The API key, when one was configured.
+    pub(crate) api_key: Option<Arc<str>>,
+}
+
+impl Endpoint {
+    /// Posts to `{base_url}/{path}` (a trailing `/` on `base_url` is ignored).
+    pub(crate) fn new(
+        http: reqwest::Client,
+        base_url: &str,
+        path: &str,
+        model: &str,
+        api_key: Option<String>,
+    ) -> Self {
+        Endpoint {
+            http,
+            url: format!("{}/{path}", base_url.trim_end_matches('/')).into(),
+            model: model.into(),
+            api_key: api_key.map(Into::into),
+        }
+    }
+
+    /// [`post_json`] to this endpoint.
+    pub(crate) async fn post(
+        &self,
+        headers: &[(&str, String)],
+        body: &Value,
+    ) -> Result<Value, LlmError> {
+        post_json(&self.http, &self.url, headers, body).await
+    }
+}
+
+/// The token count at `pointer` in a provider's answer, 0 when absent.
+pub(crate) fn token_count(answer: &Value, pointer: &str) -> u64 {
+    answer.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// POSTs `body` to `url` with `headers` and returns the JSON answer, retrying

@@ -3,20 +3,15 @@
 //! DeepSeek, Qwen (DashScope compatible mode), Ollama (`http://127.0.0.1:11434/v1`)
 //! and LM Studio (`http://127.0.0.1:1234/v1`).
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 
-use super::{LlmError, Model, Reply, ToolSpec, Usage, post_json};
+use super::{Endpoint, LlmError, Model, Reply, ToolSpec, Usage, token_count};
 use crate::agent::conversation::{Conversation, ToolCall, Turn};
 
 /// A chat-completions client. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct OpenAiClient {
-    http: reqwest::Client,
-    url: Arc<str>,
-    model: Arc<str>,
-    api_key: Option<Arc<str>>,
+    endpoint: Endpoint,
 }
 
 impl OpenAiClient {
@@ -29,23 +24,21 @@ impl OpenAiClient {
         api_key: Option<String>,
     ) -> Self {
         OpenAiClient {
-            http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')).into(),
-            model: model.into(),
-            api_key: api_key.map(Into::into),
+            endpoint: Endpoint::new(http, base_url, "chat/completions", model, api_key),
         }
     }
 }
 
 impl Model for OpenAiClient {
     async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
-        let body = request_body(&self.model, conversation, tool);
+        let body = request_body(&self.endpoint.model, conversation, tool);
         let headers: Vec<(&str, String)> = self
+            .endpoint
             .api_key
             .iter()
             .map(|key| ("authorization", format!("Bearer {key}")))
             .collect();
-        let answer = post_json(&self.http, &self.url, &headers, &body).await?;
+        let answer = self.endpoint.post(&headers, &body).await?;
         parse_reply(&answer)
     }
 }
@@ -140,18 +133,9 @@ pub fn parse_reply(answer: &Value) -> Result<Reply, LlmError> {
         });
     }
     let usage = Usage {
-        prompt_tokens: answer
-            .pointer("/usage/prompt_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        cached_prompt_tokens: answer
-            .pointer("/usage/prompt_tokens_details/cached_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-        completion_tokens: answer
-            .pointer("/usage/completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
+        prompt_tokens: token_count(answer, "/usage/prompt_tokens"),
+        cached_prompt_tokens: token_count(answer, "/usage/prompt_tokens_details/cached_tokens"),
+        completion_tokens: token_count(answer, "/usage/completion_tokens"),
     };
     Ok(Reply { text, calls, usage })
 }
