@@ -23,6 +23,28 @@ use tokio::sync::{Mutex, oneshot};
 /// The extension's id, fixed by the public `key` in `extension/static/manifest.json`.
 pub const EXTENSION_ID: &str = "dgkehcimnlkhnpfolfghdgfhlnedenka";
 
+/// The pairing link `chrome-extension://<id>/pair.html#token=…&backendUrl=…` that
+/// stores `token` and `backend_url` in the extension (both percent-encoded).
+pub fn pairing_url(token: &str, backend_url: &str) -> String {
+    format!(
+        "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",
+        percent_encode(token),
+        percent_encode(backend_url)
+    )
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// The Chromium binary: `$CHROMIUM`, else Debian's `/usr/lib/chromium/chromium`,
 /// else `/usr/bin/chromium`.
 ///
@@ -261,6 +283,18 @@ impl Chromium {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Pairs the extension with a backend as a user would: waits (at most 20 s) for
+    /// its service worker, then opens [`pairing_url`] in a new tab; returns that
+    /// tab's target id.
+    ///
+    /// # Errors
+    /// When the worker does not start, or as [`Chromium::cdp`].
+    pub async fn pair(&self, backend_url: &str, token: &str) -> Result<String> {
+        self.wait_for_extension(Duration::from_secs(20)).await?;
+        let (target, _) = self.open_page(&pairing_url(token, backend_url)).await?;
+        Ok(target)
     }
 
     /// Opens `url` in a new tab the way a user would, attaches to it and waits (at

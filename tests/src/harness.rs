@@ -147,13 +147,7 @@ impl Stack {
             None => FixtureServer::start().await?,
         };
         let chromium = Chromium::launch_with(extension.path(), options.headed).await?;
-        chromium.wait_for_extension(Duration::from_secs(20)).await?;
-        let pair_url = format!(
-            "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",
-            encode(&token),
-            encode(&ws_url)
-        );
-        let (pair_target, _) = chromium.open_page(&pair_url).await?;
+        let pair_target = chromium.pair(&ws_url, &token).await?;
         let mut stack = Stack {
             chromium,
             fixtures,
@@ -415,16 +409,4 @@ async fn spawn_backend(
         }
     });
     Ok((backend, base_url))
-}
-
-/// Percent-encodes everything but unreserved characters (for the pairing link).
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -3,20 +3,12 @@
 //! `chrome-extension://<id>/pair.html#token=…&backendUrl=…`, as a user would.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::chromium::{Chromium, EXTENSION_ID};
+use crate::chromium::Chromium;
 
-/// The pairing link that stores `token` and `backend_url` in the extension.
-pub fn pairing_url(token: &str, backend_url: &str) -> String {
-    format!(
-        "chrome-extension://{EXTENSION_ID}/pair.html#token={}&backendUrl={}",
-        percent_encode(token),
-        percent_encode(backend_url)
-    )
-}
+pub use crate::chromium::pairing_url;
 
 /// Launches Chromium with `extension_dir`, waits for its service worker, and opens
 /// the pairing link for `backend_url` and `token`. Chromium stops when the value
@@ -30,21 +22,8 @@ pub async fn launch_paired(
     token: &str,
 ) -> Result<Chromium> {
     let chromium = Chromium::launch(extension_dir).await?;
-    chromium.wait_for_extension(Duration::from_secs(20)).await?;
-    chromium.open_page(&pairing_url(token, backend_url)).await?;
+    chromium.pair(backend_url, token).await?;
     Ok(chromium)
-}
-
-/// Percent-encodes everything but RFC 3986 unreserved characters.
-fn percent_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 #[cfg(test)]
