@@ -84,22 +84,13 @@ pub fn ensure_built() -> Result<Built> {
         .map_err(|e| anyhow!(e))
 }
 
-fn build() -> Result<Built> {
-    let _lock = BuildLock::acquire()?;
-    let root = workspace_root();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let run = |args: &[&str]| -> Result<()> {
-        let status = std::process::Command::new(&cargo)
-            .current_dir(&root)
-            .args(args)
-            .status()?;
-        if !status.success() {
-            bail!("cargo {} failed: {status}", args.join(" "));
-        }
-        Ok(())
-    };
-    run(&["run", "--quiet", "-p", "xtask", "--", "build-extension"])?;
-    run(&[
+/// Builds the `browser-bridge` binary alone (`cargo build -p browser-bridge`, dev
+/// profile, no lock: cargo's own serialises it) and returns its path.
+///
+/// # Errors
+/// When the build fails (the message carries cargo's exit status).
+pub fn build_backend() -> Result<PathBuf> {
+    cargo(&[
         "build",
         "--quiet",
         "-p",
@@ -107,9 +98,28 @@ fn build() -> Result<Built> {
         "--bin",
         "browser-bridge",
     ])?;
-    let backend_bin = target_dir().join("debug").join("browser-bridge");
+    Ok(target_dir().join("debug").join("browser-bridge"))
+}
+
+/// Runs `cargo <args>` at the workspace root.
+fn cargo(args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(&cargo)
+        .current_dir(workspace_root())
+        .args(args)
+        .status()?;
+    if !status.success() {
+        bail!("cargo {} failed: {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+fn build() -> Result<Built> {
+    let _lock = BuildLock::acquire()?;
+    cargo(&["run", "--quiet", "-p", "xtask", "--", "build-extension"])?;
+    let backend_bin = build_backend()?;
     Ok(Built {
-        extension_dist: root.join("extension").join("dist"),
+        extension_dist: workspace_root().join("extension").join("dist"),
         backend_bin,
     })
 }

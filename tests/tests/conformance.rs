@@ -5,34 +5,18 @@
 //! headless Chromium.
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use browser_bridge_tests::harness::{ensure_built, workspace_root};
+use browser_bridge_tests::build::build_backend;
+use browser_bridge_tests::harness::ensure_built;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const CONFORMANCE: &str = env!("CARGO_BIN_EXE_browser-bridge-conformance");
 
 /// Builds the backend binary alone (no extension, no browser) and returns its path.
 fn backend_binary() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(workspace_root())
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "browser-bridge",
-            "--bin",
-            "browser-bridge",
-        ])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building the backend failed: {status}");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    target.join("debug").join("browser-bridge")
+    build_backend().expect("building the backend")
 }
 
 /// Checks the report printed by the conformance binary: one `ok`/`FAIL` line per
