@@ -10,6 +10,7 @@ mod scripted_llm;
 use std::time::Duration;
 
 use browser_bridge::RemoteBridge;
+use browser_bridge::agent::cli::MODEL_ENV_VARIABLES;
 use browser_bridge::agent::llm::{LlmClient, Provider};
 use browser_bridge::agent::{AgentEvent, RunOptions, StopReason, run_task};
 use browser_bridge_tests::demo::site::DemoSite;
@@ -237,14 +238,7 @@ async fn verify_runs_the_demo_task_set_and_reports_the_pass_rate() {
     let llm = ScriptedLlm::start(script).await;
     let listen = stack.base_url.trim_start_matches("http://").to_owned();
     let mut command = std::process::Command::new(&built.backend_bin);
-    for var in [
-        "BROWSER_BRIDGE_API_KEY",
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "BROWSER_BRIDGE_BASE_URL",
-        "BROWSER_BRIDGE_PROVIDER",
-        "BROWSER_BRIDGE_MODEL",
-    ] {
+    for var in MODEL_ENV_VARIABLES {
         command.env_remove(var);
     }
     command

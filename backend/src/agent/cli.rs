@@ -20,6 +20,18 @@ use crate::mcp::stdio::{Reached, reach};
 use crate::remote::RemoteBridge;
 use crate::server::{DEFAULT_LISTEN, ServerHandle};
 
+/// Every environment variable that configures the model of `run` and `verify`
+/// ([`ModelArgs`] and [`llm::api_key`]). Tests that spawn the binary clear them so
+/// that a developer's own settings cannot leak into the run.
+pub const MODEL_ENV_VARIABLES: [&str; 6] = [
+    llm::KEY_VARIABLE,
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "BROWSER_BRIDGE_BASE_URL",
+    "BROWSER_BRIDGE_PROVIDER",
+    "BROWSER_BRIDGE_MODEL",
+];
+
 /// Which model, where.
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {

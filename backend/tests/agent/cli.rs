@@ -4,6 +4,7 @@
 
 use std::process::{Command, Output};
 
+use browser_bridge::agent::cli::MODEL_ENV_VARIABLES;
 use serde_json::{Value, json};
 
 use super::scripted_llm::{Reply, ScriptedLlm};
@@ -14,14 +15,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
 /// The binary with no key or model settings inherited from the environment.
 fn command() -> Command {
     let mut command = Command::new(BIN);
-    for var in [
-        "BROWSER_BRIDGE_API_KEY",
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "BROWSER_BRIDGE_BASE_URL",
-        "BROWSER_BRIDGE_PROVIDER",
-        "BROWSER_BRIDGE_MODEL",
-    ] {
+    for var in MODEL_ENV_VARIABLES {
         command.env_remove(var);
     }
     command.env("BROWSER_BRIDGE_LOG", "warn");
