@@ -45,6 +45,21 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
+/// The flags every test Chromium runs with (common brief, EXTENSION-RECIPE §6),
+/// besides `--headless=new`, the profile and how CDP is reached: no sandbox (root
+/// in a container), no GPU, and none of the background traffic (QUIC, first-run,
+/// component updates, sync) that would leave loopback.
+pub const COMMON_FLAGS: [&str; 8] = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// The Chromium binary: `$CHROMIUM`, else Debian's `/usr/lib/chromium/chromium`,
 /// else `/usr/bin/chromium`.
 ///
@@ -147,15 +162,8 @@ impl Chromium {
             .arg("sh")
             .arg(&binary)
             .args((!headed).then_some("--headless=new"))
+            .args(COMMON_FLAGS)
             .args([
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 "--silent-debugger-extension-api",
                 // No --window-size: with it, Page.captureScreenshot of a tab in the
                 // minimized agent window never answers (measured, Chromium 156).

@@ -2,6 +2,11 @@
 //! `extract` gathers (DOMSnapshot, accessibility tree, innerText) straight from a
 //! headless Chromium, without the extension. Used by the corpus tool to iterate on
 //! markdown shaping natively and to record fixtures.
+//!
+//! Not [`crate::chromium::Chromium`] (which shares its flags and binary lookup):
+//! that one always loads the extension, has no window size (a screenshot hang) and
+//! drops CDP events; capturing needs no extension, the 1280×900 layout the
+//! fixtures were recorded at, the load event, and NOTFOUND for external hosts.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -15,8 +20,7 @@ use tokio::process::{Child, Command};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// Chromium binary (Debian's package).
-pub const CHROMIUM: &str = "/usr/lib/chromium/chromium";
+use crate::chromium::{COMMON_FLAGS, chromium_binary};
 
 /// A headless Chromium with remote debugging on an ephemeral port; killed on drop.
 pub struct Browser {
@@ -32,17 +36,10 @@ impl Browser {
     pub async fn launch() -> Result<Browser> {
         let profile = std::env::temp_dir().join(format!("bb-corpus-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&profile)?;
-        let child = Command::new(CHROMIUM)
+        let child = Command::new(chromium_binary()?)
+            .arg("--headless=new")
+            .args(COMMON_FLAGS)
             .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 "--remote-debugging-port=0",
                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
                 "--window-size=1280,900",
