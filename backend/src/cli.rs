@@ -1,4 +1,4 @@
-//! The `browser-bridge` command line (DESIGN.md "Backend"): `serve`, `pair`, `act`,
+//! The `browser-bridge` command line (docs/DESIGN.md "Backend"): `serve`, `pair`, `act`,
 //! `status`, `schema`.
 //!
 //! Only [`run`]'s result printing writes to stdout (stdout belongs to MCP in `mcp`

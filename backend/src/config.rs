@@ -1,4 +1,4 @@
-//! The config directory and the pairing token (PROTOCOL.md §2, DESIGN.md "Backend").
+//! The config directory and the pairing token (PROTOCOL.md §2, docs/DESIGN.md "Backend").
 //!
 //! The directory is `--config-dir`, else `$BROWSER_BRIDGE_CONFIG_DIR`, else the
 //! platform config dir + `browser-bridge`. The token lives in

@@ -1,5 +1,5 @@
 //! The local HTTP JSON API (`/v1/act`, `/v1/status`) and the guard every
-//! agent-facing HTTP route sits behind (DESIGN.md "Backend").
+//! agent-facing HTTP route sits behind (docs/DESIGN.md "Backend").
 //!
 //! Guard: a web `Origin` or a non-loopback `Host` → 403 (CSRF and DNS rebinding
 //! from web pages), then `Authorization: Bearer <pairing token>` → 401 when missing

@@ -1,5 +1,5 @@
 //! The extension hub: the connected extension and the request pool (PROTOCOL.md §2,
-//! §3; DESIGN.md "Backend").
+//! §3; docs/DESIGN.md "Backend").
 //!
 //! One owner task holds all state (connections, [`InFlight`], [`Waiting`]); callers
 //! hold a cheap [`ExtensionHub`] handle and talk to it over a channel. Rules:

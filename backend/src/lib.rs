@@ -1,5 +1,5 @@
 //! browser-bridge backend: the WebSocket server the extension dials into, the
-//! request pool, the HTTP API, the MCP server and the CLI (DESIGN.md "Backend").
+//! request pool, the HTTP API, the MCP server and the CLI (docs/DESIGN.md "Backend").
 //!
 //! Embedding API (used by `mcp`, the agent, tests):
 //! - [`server::start_server`]`(ServeOptions) -> anyhow::Result<ServerHandle>`: bind,

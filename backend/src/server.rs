@@ -1,5 +1,5 @@
 //! `serve`: one axum server on loopback with `/extension` (WebSocket), `/v1/act`,
-//! `/v1/status` and (added by the MCP module) `/mcp` (DESIGN.md "Backend").
+//! `/v1/status` and (added by the MCP module) `/mcp` (docs/DESIGN.md "Backend").
 //!
 //! Embeddable: [`start_server`] binds, spawns and returns a [`ServerHandle`] (bound
 //! address, hub, token, shutdown), so tests, `mcp` and the agent can host the

@@ -1,6 +1,6 @@
 //! `/v1/act` and the request pool against a fake extension over real sockets:
 //! pass-through, deadlines, disconnects, replacement, connect-wait, concurrency,
-//! HTTP auth (PROTOCOL.md §2–§4, DESIGN.md "Backend").
+//! HTTP auth (PROTOCOL.md §2–§4, docs/DESIGN.md "Backend").
 
 mod common;
 

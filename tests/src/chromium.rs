@@ -45,7 +45,7 @@ fn percent_encode(text: &str) -> String {
         .collect()
 }
 
-/// The flags every test Chromium runs with (common brief, EXTENSION-RECIPE §6),
+/// The flags every test Chromium runs with,
 /// besides `--headless=new`, the profile and how CDP is reached: no sandbox (root
 /// in a container), no GPU, and none of the background traffic (QUIC, first-run,
 /// component updates, sync) that would leave loopback.
@@ -137,7 +137,7 @@ pub struct Chromium {
 }
 
 impl Chromium {
-    /// Launches Chromium (flags of EXTENSION-RECIPE §6 plus `--remote-debugging-pipe`)
+    /// Launches Chromium ([`COMMON_FLAGS`] plus `--remote-debugging-pipe`)
     /// with `extension_dir` loaded, showing `about:blank`.
     ///
     /// # Errors

@@ -69,7 +69,7 @@ async fn wrong_token_is_fatal_until_re_paired() {
     );
 }
 
-/// MV3 evicts an idle worker after 30 s (EXTENSION-RECIPE §8.3): the 20 s ping
+/// MV3 evicts an idle worker after 30 s: the 20 s ping
 /// keeps the same connection alive with no session and no traffic from the agent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_worker_keeps_its_connection() {

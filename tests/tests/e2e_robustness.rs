@@ -1,5 +1,5 @@
 //! End-to-end: every request gets exactly one answer, also when the renderer
-//! crashes mid-request (EXTENSION-RECIPE §8.8), and requests on different tabs run
+//! crashes mid-request (which leaves CDP calls hanging), and requests on different tabs run
 //! concurrently while one tab serialises its own.
 
 use std::sync::Arc;

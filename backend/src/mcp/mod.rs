@@ -1,4 +1,4 @@
-//! The MCP server (DESIGN.md "Backend"): one `browser` tool for any MCP client,
+//! The MCP server (docs/DESIGN.md "Backend"): one `browser` tool for any MCP client,
 //! built on the official `rmcp` crate.
 //!
 //! - [`tool`]: the rmcp `ServerHandler` ([`BrowserServer`]), generic over any

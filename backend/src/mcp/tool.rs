@@ -1,4 +1,4 @@
-//! The rmcp `ServerHandler` with one tool, `browser` (DESIGN.md "Backend").
+//! The rmcp `ServerHandler` with one tool, `browser` (docs/DESIGN.md "Backend").
 //!
 //! The tool's `inputSchema` is the protocol crate's flat tool schema (an object
 //! with an `action` enum and every parameter optional) plus the MCP-level
