@@ -7,19 +7,28 @@ use std::time::{Duration, Instant};
 use browser_bridge_tests::chromium::EXTENSION_ID;
 use browser_bridge_tests::harness::Stack;
 
-async fn pair(stack: &Stack, token: &str) {
+/// Opens the pairing link as a user would and waits for the page's measured outcome
+/// (`data-outcome`: `connected` / `fatal` / `pending`); returns `(outcome, status
+/// text, target id)` with the tab still open.
+async fn pair(stack: &Stack, token: &str) -> (String, String, String) {
     let link = format!(
         "chrome-extension://{EXTENSION_ID}/pair.html#token={token}&backendUrl={}",
         stack.ws_url.replace(':', "%3A").replace('/', "%2F")
     );
     let (target, session) = stack.chromium.open_page(&link).await.expect("pairing page");
-    let stored = "for (let i = 0; i < 100 && !(document.body && document.body.dataset.paired === 'true'); i++) \
-                  await new Promise((r) => setTimeout(r, 50)); return document.body.dataset.paired";
-    assert_eq!(
-        stack.chromium.eval(&session, stored).await.expect("paired"),
-        "true"
-    );
-    stack.chromium.close_target(&target).await.expect("close");
+    let outcome = "for (let i = 0; i < 200 && !(document.body && document.body.dataset.outcome); i++) \
+                   await new Promise((r) => setTimeout(r, 50)); \
+                   return [document.body.dataset.outcome, document.getElementById('status').textContent]";
+    let shown = stack
+        .chromium
+        .eval(&session, outcome)
+        .await
+        .expect("pairing outcome");
+    (
+        shown[0].as_str().unwrap_or_default().to_owned(),
+        shown[1].as_str().unwrap_or_default().to_owned(),
+        target,
+    )
 }
 
 async fn connected(stack: &Stack) -> bool {
@@ -35,7 +44,13 @@ async fn wrong_token_is_fatal_until_re_paired() {
     let stack = Stack::start().await.expect("stack");
     assert!(stack.ack_ms > 0);
 
-    pair(&stack, "not-the-token").await;
+    let (outcome, text, target) = pair(&stack, "not-the-token").await;
+    assert_eq!(outcome, "fatal", "{text}");
+    assert!(
+        text.contains("unauthorized"),
+        "the reject reason is shown: {text}"
+    );
+    stack.chromium.close_target(&target).await.expect("close");
     let (_popup_target, popup) = stack.popup().await.expect("popup");
     let fatal = "for (let i = 0; i < 100 && document.getElementById('state').textContent !== 'fatal'; i++) \
                  await new Promise((r) => setTimeout(r, 50)); \
@@ -57,15 +72,24 @@ async fn wrong_token_is_fatal_until_re_paired() {
         .unwrap_err();
     assert_eq!(e.code, "not_connected", "{e}");
 
-    pair(&stack, &stack.token.clone()).await;
+    let (outcome, text, _pairing_tab) = pair(&stack, &stack.token.clone()).await;
+    assert_eq!(outcome, "connected", "{text}");
     wait_connected(&stack, Duration::from_secs(15)).await;
     let tabs = stack
         .act(serde_json::json!({ "action": "list_tabs" }))
         .await
         .expect("list_tabs after re-pairing");
+    let tabs = tabs["tabs"].as_array().expect("tabs").clone();
+    assert!(!tabs.is_empty());
+    // The pairing tab is still open: its URL and title must not carry the token.
+    let shown = serde_json::to_string(&tabs).unwrap();
     assert!(
-        tabs["tabs"].as_array().is_some_and(|t| !t.is_empty()),
-        "{tabs}"
+        shown.contains("pair.html"),
+        "the pairing tab is listed: {shown}"
+    );
+    assert!(
+        !shown.contains(&stack.token),
+        "list_tabs leaks the pairing token: {shown}"
     );
 }
 
