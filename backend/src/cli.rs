@@ -191,17 +191,33 @@ pub async fn run(cli: Cli) -> ExitCode {
     }
 }
 
-#[allow(clippy::print_stdout)] // the CLI's result output; stdout is ours outside `mcp`
 fn print_json(value: &impl serde::Serialize) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values serialise")
-    );
+    print_stdout(&serde_json::to_string_pretty(value).expect("JSON values serialise"));
 }
 
-#[allow(clippy::print_stdout)]
 fn print_text(text: &str) {
-    println!("{text}");
+    print_stdout(text);
+}
+
+/// Writes `text` and a newline to stdout, the CLI's result output (stdout is ours
+/// outside `mcp`). A closed stdout (`browser-bridge status | head -3`) is a normal
+/// end, as for other Unix tools: the process exits 0 quietly instead of panicking
+/// like `println!`. Any other write failure exits 1 with the error JSON on stderr.
+pub fn print_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{text}").and_then(|()| out.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!(
+                "{}",
+                serde_json::json!({ "error": internal(format!("cannot write to stdout: {e}")) })
+            );
+            std::process::exit(1);
+        }
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> BridgeError {

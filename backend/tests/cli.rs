@@ -192,3 +192,27 @@ async fn schema_prints_the_three_schemas() {
         assert_eq!(schema, expect, "{args:?}");
     }
 }
+
+/// `browser-bridge schema | head -3`: stdout closed before the output is written
+/// is a normal end (exit 0, nothing on stderr), not a "Broken pipe" panic (101).
+#[test]
+fn a_closed_stdout_ends_quietly_with_exit_0() {
+    let dir = common::temp_config_dir();
+    let dir = dir.to_str().unwrap();
+    for args in [&["schema"][..], &["pair", "--config-dir", dir][..]] {
+        // The read end is closed before the child starts, so every write fails
+        // with EPIPE (Rust ignores SIGPIPE, so the write returns the error).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(BIN)
+            .args(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}

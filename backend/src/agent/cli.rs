@@ -259,9 +259,8 @@ pub async fn run(args: RunArgs) -> ExitCode {
     }
 }
 
-#[allow(clippy::print_stdout)] // the answer is `run`'s output
 fn print_answer(answer: &str) {
-    println!("{answer}");
+    crate::cli::print_stdout(answer);
 }
 
 /// Prints the error JSON the other subcommands print and returns failure.

@@ -38,11 +38,10 @@ impl Drop for CliProgress {
 }
 
 impl Progress for CliProgress {
-    #[allow(clippy::print_stdout)] // NDJSON is the `--json` output
     fn event(&mut self, event: &AgentEvent) {
         if self.json {
             match serde_json::to_string(event) {
-                Ok(line) => println!("{line}"),
+                Ok(line) => crate::cli::print_stdout(&line),
                 Err(e) => tracing::error!("cannot encode an event: {e}"),
             }
         }

@@ -157,14 +157,13 @@ pub async fn run(args: VerifyArgs) -> ExitCode {
     }
 }
 
-#[allow(clippy::print_stdout)] // the table is verify's output
 fn print_table(rows: &[(&str, bool, FinalReport)]) {
-    println!(
+    crate::cli::print_stdout(&format!(
         "{:<22} {:<5} {:>5} {:>8} {:>9} {:>9} {:>10}  reason",
         "task", "pass", "steps", "time s", "prompt", "cached", "completion"
-    );
+    ));
     for (name, ok, report) in rows {
-        println!(
+        crate::cli::print_stdout(&format!(
             "{:<22} {:<5} {:>5} {:>8.1} {:>9} {:>9} {:>10}  {}",
             name,
             if *ok { "yes" } else { "no" },
@@ -174,10 +173,10 @@ fn print_table(rows: &[(&str, bool, FinalReport)]) {
             report.usage.cached_prompt_tokens,
             report.usage.completion_tokens,
             report.reason
-        );
+        ));
     }
     let passed = rows.iter().filter(|(_, ok, _)| *ok).count();
-    println!("pass rate: {passed}/{}", TASKS.len());
+    crate::cli::print_stdout(&format!("pass rate: {passed}/{}", TASKS.len()));
 }
 
 #[cfg(test)]
