@@ -9,11 +9,14 @@
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use browser_bridge_protocol::{Action, BridgeError, ErrorCode, PROTOCOL_VERSION};
+use browser_bridge_protocol::{
+    Action, BridgeError, ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION,
+};
 use serde::Serialize;
 use serde_json::json;
 
@@ -102,8 +105,7 @@ fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        .and_then(bearer_token);
     if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
         return Some(error_response(
             StatusCode::UNAUTHORIZED,
@@ -116,8 +118,64 @@ fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
     None
 }
 
+/// The token of an `Authorization: Bearer <token>` value. The scheme is
+/// case-insensitive (RFC 9110 §11.1: `bearer`, `BEARER` work too).
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
+}
+
+/// True for a `Content-Type` `/v1/act` reads as JSON: `application/json` or any
+/// `…+json` type (parameters such as `charset` ignored).
+fn is_json_content_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or("").trim();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    kind.eq_ignore_ascii_case("application")
+        && (subtype.eq_ignore_ascii_case("json") || subtype.to_ascii_lowercase().ends_with("+json"))
+}
+
 /// `POST /v1/act`: body is one action object; answers its result or error.
-pub async fn act(State(state): State<AppState>, body: Bytes) -> Response {
+///
+/// Refusals are in the API's error shape too (`invalid_request`): a body over
+/// `MAX_MESSAGE_BYTES` (32 MiB) → 413, a `Content-Type` other than JSON → 415
+/// (no `Content-Type` is read as JSON).
+pub async fn act(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Some(kind) = headers.get(header::CONTENT_TYPE) {
+        let kind = kind.to_str().unwrap_or("?");
+        if !is_json_content_type(kind) {
+            return error_response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                BridgeError::invalid_request(format!(
+                    "Content-Type {kind:?} is not JSON: send the action object with \
+                     `Content-Type: application/json`"
+                )),
+            );
+        }
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let status = rejection.status();
+            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                format!(
+                    "request body over {} MiB ({MAX_MESSAGE_BYTES} bytes), the limit for one \
+                     action; send less (e.g. a shorter expression or text)",
+                    MAX_MESSAGE_BYTES / (1024 * 1024)
+                )
+            } else {
+                format!("cannot read the request body: {}", rejection.body_text())
+            };
+            return error_response(status, BridgeError::invalid_request(message));
+        }
+    };
     let action = serde_json::from_slice(&body)
         .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))
         .and_then(Action::from_value);
@@ -189,6 +247,24 @@ mod tests {
         }
         assert!(host_allowed("192.168.1.2:9333", true));
         assert!(!host_allowed("rebind.evil.test:9333", true));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
+    }
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json_content_type("application/json"));
+        assert!(is_json_content_type("Application/JSON; charset=utf-8"));
+        assert!(is_json_content_type("application/vnd.api+json"));
+        assert!(!is_json_content_type("text/plain"));
+        assert!(!is_json_content_type("application/x-www-form-urlencoded"));
     }
 
     #[test]
