@@ -229,3 +229,50 @@ async fn stop_all_cancels_until_resume_and_stop_ends_one_session() {
         .await
         .expect("close popup");
 }
+
+/// Another spelling of a blocked IP address is the same host (WHATWG URL parsing):
+/// `open_tab` answers `domain_blocked` at once, before anything loads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_ip_in_any_spelling_is_refused_at_once() {
+    let stack = Stack::start().await.expect("stack");
+    set_blocklist(&stack, &["127.0.0.1"]).await;
+    let canonical = stack.fixtures.url("basic.html");
+    // Wait until the worker applied the list.
+    let mut applied = false;
+    for _ in 0..50 {
+        let e = stack
+            .act(json!({ "action": "open_tab", "url": canonical }))
+            .await;
+        if e.as_ref().is_err_and(|e| e.code == "domain_blocked") {
+            applied = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(applied, "the blocklist never applied");
+    for host in [
+        "127.1",
+        "0x7f000001",
+        "2130706433",
+        "0177.0.0.1",
+        "[::ffff:127.0.0.1]",
+    ] {
+        let url = canonical.replace("127.0.0.1", host);
+        let started = std::time::Instant::now();
+        let e = stack
+            .act(json!({ "action": "open_tab", "url": url }))
+            .await
+            .expect_err(&url);
+        assert_eq!(e.code, "domain_blocked", "{url}: {e}");
+        assert!(e.message.contains("127.0.0.1"), "{url}: {e}");
+        eprintln!(
+            "{url}: domain_blocked in {} ms",
+            started.elapsed().as_millis()
+        );
+    }
+    // localhost is another name, not another spelling: not blocked.
+    stack
+        .act(json!({ "action": "open_tab", "url": stack.fixtures.url_on("localhost", "basic.html") }))
+        .await
+        .expect("localhost is not on the list");
+}

@@ -5,6 +5,7 @@ use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, Ta
 use browser_bridge_protocol::{
     ActionResult, BridgeError, SessionEndReason, TabId, WindowId, check_url_scheme,
 };
+use futures::future::{Either, select};
 use serde_json::json;
 
 use crate::actions::navigation;
@@ -73,7 +74,18 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
     let _guard = lock.lock().await;
     sessions::ensure_session(tab).await?;
     sessions::with_session(tab, |s| s.action_count += 1);
-    let page = navigation::load(tab, &p.url).await?;
+    // The load can still reach a blocked host (a redirect): the session then ends
+    // with domain_blocked, and this request must answer that at once instead of
+    // waiting for a load event that never comes (dispatch only watches requests
+    // that name their tab; open_tab's tab is new).
+    let ended = sessions::register_inflight(tab);
+    let page = match select(Box::pin(navigation::load(tab, &p.url)), ended).await {
+        Either::Left((page, _)) => page?,
+        Either::Right((Ok(error), _)) => return Err(error),
+        Either::Right((Err(_), _)) => {
+            return Err(BridgeError::internal("in-flight registration dropped"));
+        }
+    };
     let window_id = chrome::tabs_get(tab.0)
         .await
         .map(|t| t.window_id)
