@@ -269,7 +269,7 @@ fn client(args: &ClientArgs) -> Result<RemoteBridge, BridgeError> {
             ),
         )
     })?;
-    Ok(RemoteBridge::with_base_url(args.server.clone(), token))
+    Ok(RemoteBridge::with_base_url(args.server.clone(), token).with_token_dir(dir))
 }
 
 async fn act(args: ActArgs) -> Result<(), BridgeError> {

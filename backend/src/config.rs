@@ -33,8 +33,10 @@ pub enum ConfigError {
     #[error("no config directory: pass --config-dir or set {CONFIG_DIR_ENV}")]
     NoConfigDir,
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    #[error("cannot {operation} {path}: {source}")]
     Io {
+        /// What was being done, e.g. "create the config directory".
+        operation: &'static str,
         /// The file or directory.
         path: PathBuf,
         /// The cause.
@@ -45,8 +47,12 @@ pub enum ConfigError {
     EmptyToken(PathBuf),
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ConfigError + '_ {
+fn io_err<'a>(
+    operation: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> ConfigError + 'a {
     move |source| ConfigError::Io {
+        operation,
         path: path.to_owned(),
         source,
     }
@@ -95,9 +101,9 @@ pub fn load_or_create_token(dir: &Path) -> Result<String, ConfigError> {
             return Ok(token.to_owned());
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_err(&path)(e)),
+        Err(e) => return Err(io_err("read the pairing token", &path)(e)),
     }
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    std::fs::create_dir_all(dir).map_err(io_err("create the config directory", dir))?;
     let token = generate_token();
     let mut options = std::fs::OpenOptions::new();
     // create_new: two processes racing on first use must not overwrite each
@@ -111,11 +117,11 @@ pub fn load_or_create_token(dir: &Path) -> Result<String, ConfigError> {
     match options.open(&path) {
         Ok(mut file) => {
             file.write_all(format!("{token}\n").as_bytes())
-                .map_err(io_err(&path))?;
+                .map_err(io_err("write the pairing token", &path))?;
             Ok(token)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => load_or_create_token(dir),
-        Err(e) => Err(io_err(&path)(e)),
+        Err(e) => Err(io_err("create the pairing token", &path)(e)),
     }
 }
 
@@ -128,7 +134,7 @@ pub fn read_token(dir: &Path) -> Result<Option<String>, ConfigError> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(text.trim().to_owned()).filter(|t| !t.is_empty())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_err(&path)(e)),
+        Err(e) => Err(io_err("read the pairing token", &path)(e)),
     }
 }
 

@@ -141,6 +141,7 @@ impl ExtensionHub {
             connections: Vec::new(),
             in_flight: InFlight::new(),
             waiting: Waiting::new(),
+            shutting_down: false,
         };
         tokio::spawn(owner.run(rx));
         ExtensionHub { tx, events }
@@ -228,12 +229,25 @@ struct Owner {
     connections: Vec<Attachment>,
     in_flight: InFlight<Pending>,
     waiting: Waiting<(Action, oneshot::Sender<ActOutcome>)>,
+    /// Set by `CloseAll`: later requests get [`shutting_down_error`] at once.
+    shutting_down: bool,
 }
 
 fn not_connected_error() -> BridgeError {
     BridgeError::new(
         ErrorCode::NotConnected,
-        "no browser extension is connected: open the browser and check the extension's pairing",
+        "no browser extension is connected: open the browser and check the extension's pairing \
+         (`browser-bridge pair`); after a backend restart the extension reconnects within \
+         about 30 s (its retry backoff), so retrying shortly may work",
+    )
+}
+
+/// For requests cut off by [`ExtensionHub::close_all`] (SIGTERM, Ctrl-C).
+fn shutting_down_error() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        "the browser-bridge backend is shutting down; the action was not retried (it may or \
+         may not have run): start `browser-bridge serve` again, then decide whether to repeat it",
     )
 }
 
@@ -274,14 +288,15 @@ impl Owner {
             Command::Detach { conn } => self.detach(conn),
             Command::Response { conn, response } => self.response(conn, response),
             Command::CloseAll => {
+                self.shutting_down = true;
                 for conn in std::mem::take(&mut self.connections) {
                     let _ = conn
                         .outbound
                         .send(Outbound::Close(1001, "backend shutting down".into()));
-                    self.fail_connection(conn.conn);
+                    self.fail_connection(conn.conn, shutting_down_error);
                 }
                 for (_, reply) in self.waiting.take_all() {
-                    let _ = reply.send(Err(not_connected_error()));
+                    let _ = reply.send(Err(shutting_down_error()));
                 }
                 self.events.clear_sessions();
             }
@@ -298,6 +313,10 @@ impl Owner {
     }
 
     fn act(&mut self, action: Action, reply: oneshot::Sender<ActOutcome>) {
+        if self.shutting_down {
+            let _ = reply.send(Err(shutting_down_error()));
+            return;
+        }
         if let Some((action, reply)) = self.send(action, reply) {
             if self.options.connect_wait.is_zero() {
                 let _ = reply.send(Err(not_connected_error()));
@@ -318,7 +337,7 @@ impl Owner {
             if conn.outbound.is_closed() {
                 // Its task ended; the Detach is on its way. Nothing was sent on it.
                 let gone = self.connections.pop().expect("last exists");
-                self.fail_connection(gone.conn);
+                self.fail_connection(gone.conn, dropped_error);
                 continue;
             }
             let timeout = self
@@ -371,7 +390,7 @@ impl Owner {
                 1000,
                 "replaced by a newer connection with the same clientId".into(),
             ));
-            self.fail_connection(old.conn);
+            self.fail_connection(old.conn, dropped_error);
         }
         self.connections.push(attachment);
         for (action, reply) in self.waiting.take_all() {
@@ -390,13 +409,14 @@ impl Owner {
                 self.events.clear_sessions();
             }
         }
-        self.fail_connection(conn);
+        self.fail_connection(conn, dropped_error);
     }
 
-    fn fail_connection(&mut self, conn: ConnNo) {
+    /// Answers the requests in flight on `conn` with `error()`.
+    fn fail_connection(&mut self, conn: ConnNo, error: fn() -> BridgeError) {
         for (id, pending) in self.in_flight.drop_connection(conn) {
             tracing::warn!(%id, action = pending.action, conn, "request lost with its connection");
-            pending.answer(Err(dropped_error()));
+            pending.answer(Err(error()));
         }
     }
 

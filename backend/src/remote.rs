@@ -3,6 +3,7 @@
 //! when a `serve` already answers ([`probe`]).
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ const CLIENT_SLACK: Duration = Duration::from_secs(15);
 pub struct RemoteBridge {
     base: Arc<str>,
     token: Arc<str>,
+    /// Where the token was read from, named when `serve` refuses it.
+    token_dir: Option<Arc<Path>>,
     client: reqwest::Client,
 }
 
@@ -43,16 +46,53 @@ impl RemoteBridge {
         Self::with_base_url(format!("http://{addr}"), token)
     }
 
-    /// A client of the `serve` at `base_url` (e.g. `http://127.0.0.1:9333`).
+    /// A client of the `serve` at `base_url` (e.g. `http://127.0.0.1:9333`;
+    /// `127.0.0.1:9333` without a scheme means `http://`).
     pub fn with_base_url(base_url: impl Into<String>, token: impl Into<String>) -> Self {
+        let base_url = base_url.into();
+        let base_url = if base_url.contains("://") {
+            base_url
+        } else {
+            format!("http://{base_url}")
+        };
         RemoteBridge {
-            base: Arc::from(base_url.into().trim_end_matches('/')),
+            base: Arc::from(base_url.trim_end_matches('/')),
             token: Arc::from(token.into()),
+            token_dir: None,
             client: reqwest::Client::builder()
                 .no_proxy()
                 .build()
                 .unwrap_or_default(),
         }
+    }
+
+    /// Names the config directory the token came from, so a refused token is
+    /// reported as "the token in <dir> does not match the serve on <addr>".
+    #[must_use]
+    pub fn with_token_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.token_dir = Some(Arc::from(dir.into()));
+        self
+    }
+
+    /// The error for a non-success answer: the serve's JSON error, except that a
+    /// 401 (wrong token) says which token and what to do.
+    fn decode_error(&self, status: StatusCode, body: &[u8]) -> BridgeError {
+        if status == StatusCode::UNAUTHORIZED {
+            let from = self
+                .token_dir
+                .as_ref()
+                .map(|dir| format!(" in {}", dir.display()))
+                .unwrap_or_default();
+            return BridgeError::new(
+                ErrorCode::Unauthorized,
+                format!(
+                    "the pairing token{from} does not match the serve on {}: use the same \
+                     `--config-dir` (or $BROWSER_BRIDGE_CONFIG_DIR) as that serve",
+                    self.base
+                ),
+            );
+        }
+        decode_error(status, body)
     }
 
     fn unreachable(&self, e: &reqwest::Error) -> BridgeError {
@@ -85,7 +125,7 @@ impl RemoteBridge {
             serde_json::from_slice(&body)
                 .map_err(|e| BridgeError::internal(format!("status: bad JSON from serve: {e}")))
         } else {
-            Err(decode_error(status, &body))
+            Err(self.decode_error(status, &body))
         }
     }
 }
@@ -136,7 +176,7 @@ impl Bridge for RemoteBridge {
             serde_json::from_slice(&body)
                 .map_err(|e| BridgeError::internal(format!("bad result JSON from serve: {e}")))
         } else {
-            Err(decode_error(status, &body))
+            Err(self.decode_error(status, &body))
         }
     }
 }
@@ -157,4 +197,27 @@ pub async fn probe(addr: SocketAddr, token: &str) -> bool {
         .send()
         .await
         .is_ok_and(|r| r.status() == StatusCode::OK)
+}
+
+/// True when a browser-bridge `serve` answers on `addr` at all, whatever its token:
+/// `GET /v1/status` without a token gets its 401 JSON error (within 1 s). Tells a
+/// port held by a serve with another pairing token from one held by something else.
+pub async fn serve_answers(addr: SocketAddr) -> bool {
+    let Ok(client) = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(1))
+        .build()
+    else {
+        return false;
+    };
+    let Ok(response) = client.get(format!("http://{addr}/v1/status")).send().await else {
+        return false;
+    };
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return false;
+    }
+    response
+        .bytes()
+        .await
+        .is_ok_and(|body| serde_json::from_slice::<ErrorBody>(&body).is_ok())
 }

@@ -112,6 +112,15 @@ impl std::fmt::Debug for AppState {
 #[error("refusing to listen on non-loopback address {0} without --allow-remote")]
 pub struct NotLoopback(pub SocketAddr);
 
+/// The listen address is taken (`EADDRINUSE`), most likely by another `serve`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot listen on {0}: the address is already in use; another `browser-bridge serve` \
+     may be running there (see `browser-bridge status --server http://{0}`), or listen \
+     elsewhere with `--listen 127.0.0.1:0`"
+)]
+pub struct AddrInUse(pub SocketAddr);
+
 /// Checks the loopback-only rule.
 ///
 /// # Errors
@@ -203,7 +212,8 @@ impl ServerHandle {
 /// and serves in a spawned task. Returns once the socket is bound.
 ///
 /// # Errors
-/// Non-loopback address without `allow_remote`, config/token failure, bind failure.
+/// Non-loopback address without `allow_remote`, config/token failure, bind failure
+/// ([`AddrInUse`] when the address is taken).
 pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
     check_listen(opts.listen, opts.allow_remote)?;
     let config_dir = config::resolve_config_dir(opts.config_dir.as_deref())?;
@@ -232,9 +242,13 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
             allow_remote: opts.allow_remote,
         }),
     };
-    let listener = tokio::net::TcpListener::bind(opts.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    let listener = match tokio::net::TcpListener::bind(opts.listen).await {
+        Ok(listener) => listener,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            return Err(AddrInUse(opts.listen).into());
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot listen on {}", opts.listen)),
+    };
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);

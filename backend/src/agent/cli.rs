@@ -183,10 +183,7 @@ pub async fn connect(args: &BrowserArgs) -> Result<Connected, BridgeError> {
                 server: None,
             })
         }
-        Reached::Unavailable(reason) => Err(BridgeError::new(
-            ErrorCode::NotConnected,
-            format!("cannot host the extension WebSocket: {reason}"),
-        )),
+        Reached::Unavailable(reason) => Err(BridgeError::new(ErrorCode::NotConnected, reason)),
         Reached::Hosted(handle) => {
             eprintln!(
                 "waiting up to {} s for the browser-bridge extension to connect to {} …",

@@ -22,8 +22,8 @@ use crate::bridge::Bridge;
 use crate::cli::{ConfigArgs, parse_duration};
 use crate::config;
 use crate::mcp::BrowserServer;
-use crate::remote::{RemoteBridge, probe};
-use crate::server::{DEFAULT_LISTEN, ServeOptions, ServerHandle, start_server};
+use crate::remote::{RemoteBridge, probe, serve_answers};
+use crate::server::{AddrInUse, DEFAULT_LISTEN, ServeOptions, ServerHandle, start_server};
 
 /// `mcp` options: the same meaning and defaults as `serve`'s.
 #[derive(Debug, Args)]
@@ -78,7 +78,7 @@ pub enum Reached {
     Remote(RemoteBridge),
     /// No `serve` answered, so this process hosts the extension WebSocket.
     Hosted(ServerHandle),
-    /// Neither: the in-process server could not start (the cause).
+    /// Neither: the in-process server could not start (why, and what to do).
     Unavailable(String),
 }
 
@@ -100,13 +100,25 @@ pub async fn reach(
     }
     let opts = ServeOptions {
         listen,
-        config_dir: Some(dir),
+        config_dir: Some(dir.clone()),
         connect_wait,
         ..ServeOptions::default()
     };
     Ok(match start_server(opts).await {
         Ok(handle) => Reached::Hosted(handle),
-        Err(e) => Reached::Unavailable(format!("{e:#}")),
+        // The probe with our token failed, yet a serve holds the port: its
+        // token differs (another config directory).
+        Err(e) if e.downcast_ref::<AddrInUse>().is_some() && serve_answers(listen).await => {
+            Reached::Unavailable(format!(
+                "a browser-bridge serve answers on {listen} but with another pairing token \
+                 than the one in {}: start `browser-bridge mcp` with that serve's `--config-dir`",
+                dir.display()
+            ))
+        }
+        Err(e) => Reached::Unavailable(format!(
+            "browser-bridge could not start its extension server ({e:#}); free the port or \
+             start `browser-bridge serve`"
+        )),
     })
 }
 
@@ -125,19 +137,13 @@ pub async fn serve_stdio<B: Bridge>(bridge: B) -> anyhow::Result<()> {
 }
 
 /// The bridge when neither a running `serve` nor an in-process server is
-/// available: every call answers `not_connected` with the start-up failure.
+/// available: every call answers `not_connected` with the start-up failure and
+/// what to do about it.
 #[derive(Clone)]
 struct Unavailable(std::sync::Arc<str>);
 
 impl Bridge for Unavailable {
     async fn act(&self, _action: Action) -> Result<ActionResult, BridgeError> {
-        Err(BridgeError::new(
-            ErrorCode::NotConnected,
-            format!(
-                "browser-bridge could not start its extension server ({}); ask the user to \
-                 free the port or start `browser-bridge serve`",
-                self.0
-            ),
-        ))
+        Err(BridgeError::new(ErrorCode::NotConnected, &*self.0))
     }
 }
