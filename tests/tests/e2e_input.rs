@@ -344,3 +344,52 @@ async fn uids_from_extract_resolve_then_go_stale() {
         .unwrap_err();
     assert_eq!(stale.code, "element_stale", "{stale}");
 }
+
+/// A uid whose node the page removed is `element_stale` (§6), even while page JS
+/// still holds the node, and `wait_for {state: "detached"}` holds at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removed_element_is_stale_and_detached() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("input.html", None).await.expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let uid = page["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Click me")
+        .unwrap_or_else(|| panic!("no `Click me` button in {page}"))["uid"]
+        .clone();
+    // Kept alive by page JS, as a framework's node cache would.
+    stack
+        .eval(
+            tab,
+            "window.kept = document.getElementById('btn'); window.kept.remove(); return 1",
+        )
+        .await
+        .expect("remove the button");
+    for action in ["click", "hover"] {
+        let e = stack
+            .act(json!({ "action": action, "tabId": tab, "uid": uid }))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, "element_stale", "{action}: {e}");
+        assert!(e.message.contains("removed from the page"), "{e}");
+    }
+    let waited = stack
+        .act(json!({ "action": "wait_for", "tabId": tab, "uid": uid, "state": "detached", "timeoutMs": 3000 }))
+        .await
+        .expect("a removed node is detached");
+    assert!(waited["elapsedMs"].as_u64().is_some(), "{waited}");
+    // Put back, the same node is usable again.
+    stack
+        .eval(tab, "document.body.prepend(window.kept); return 1")
+        .await
+        .expect("re-insert");
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid }))
+        .await
+        .expect("click after re-insertion");
+}

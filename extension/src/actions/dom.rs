@@ -57,7 +57,20 @@ pub async fn resolve(tab: TabId, target: ElementTarget<'_>) -> Result<Node, Brid
             let backend = sessions::with_session(tab, |s| s.uids.resolve(uid))
                 .ok_or_else(|| sessions::no_tab(tab))??;
             match resolve_backend(tab, backend).await {
-                Ok(object_id) => Ok(Node { backend_node_id: backend, object_id, label: uid.to_string() }),
+                // DOM.resolveNode still succeeds for a node the page removed while
+                // something (our handle, page JS) keeps it alive: ask the node.
+                Ok(object_id) => {
+                    if call_on(tab, &object_id, "function () { return this.isConnected; }", &[]).await?
+                        == false
+                    {
+                        // Not forgotten: the page may insert the same node again.
+                        return Err(BridgeError::new(
+                            ErrorCode::ElementStale,
+                            format!("{uid} was removed from the page: extract again"),
+                        ));
+                    }
+                    Ok(Node { backend_node_id: backend, object_id, label: uid.to_string() })
+                }
                 Err(_) => {
                     sessions::with_session(tab, |s| s.uids.forget(backend));
                     Err(stale_error(uid))
