@@ -216,3 +216,34 @@ fn a_closed_stdout_ends_quietly_with_exit_0() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+/// `serve 2> file`: logs written to a non-terminal carry no ANSI colour codes.
+#[test]
+fn logs_to_a_non_terminal_have_no_colour_codes() {
+    let dir = common::temp_config_dir();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let _serve = Serve(child);
+    let mut logged = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        if line.starts_with("listening on ") {
+            break;
+        }
+        logged.push(line);
+    }
+    // The "browser-bridge serving" INFO line comes before the address.
+    assert!(
+        logged
+            .iter()
+            .any(|l| l.contains("INFO") && l.contains("serving")),
+        "{logged:?}"
+    );
+    assert!(logged.iter().all(|l| !l.contains('\x1b')), "{logged:?}");
+}
