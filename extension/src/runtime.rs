@@ -29,13 +29,21 @@ pub async fn evaluate(
     let still_running = || {
         BridgeError::new(
             ErrorCode::Timeout,
-            format!("{what}: still running after {timeout_ms} ms"),
+            format!(
+                "{what}: still running after {timeout_ms} ms: make the script finish sooner \
+                 or wait_for the condition instead"
+            ),
         )
     };
+    let started = crate::chrome::now_ms();
     let raw = cdp::send_with_timeout(tab, "Runtime.evaluate", params, timeout_ms + 1_000)
         .await
         .map_err(|e| {
-            if e.timed_out || e.message.contains("timed out") {
+            // Chromium answers a script it terminated at `timeout` with a bare CDP
+            // "Internal error" (not an exception): any failure that comes after the
+            // limit is the limit.
+            let elapsed = crate::chrome::now_ms().saturating_sub(started);
+            if e.timed_out || e.message.contains("timed out") || elapsed >= u64::from(timeout_ms) {
                 still_running()
             } else {
                 BridgeError::from(e)

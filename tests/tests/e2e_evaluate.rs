@@ -202,3 +202,32 @@ async fn round_trips(
     times.sort_by(f64::total_cmp);
     (times[100], times[190])
 }
+
+/// A script that never finishes is terminated at the §7 limit and answers
+/// `timeout` saying what to do; the page is usable afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_script_answers_timeout() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let started = Instant::now();
+    let e = stack
+        .act(json!({ "action": "evaluate", "tabId": tab, "expression": "while (true) {}" }))
+        .await
+        .unwrap_err();
+    eprintln!(
+        "endless script answered in {} ms: {e}",
+        started.elapsed().as_millis()
+    );
+    assert_eq!(e.code, "timeout", "{e}");
+    assert!(
+        e.message.contains("still running after 10000 ms") && e.message.contains("wait_for"),
+        "{e}"
+    );
+    assert_eq!(
+        stack
+            .eval(tab, "return document.title")
+            .await
+            .expect("usable after"),
+        "Basic fixture"
+    );
+}
