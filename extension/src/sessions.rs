@@ -252,6 +252,18 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
             json!({ "source": WEBDRIVER_FALSE }),
         ),
         ("Runtime.evaluate", json!({ "expression": WEBDRIVER_FALSE })),
+        // A tab Chromium considers hidden (its window minimized after having been
+        // shown, e.g. by the screenshot fallback; a background tab) acknowledges
+        // synthesized mouse input only after a ~5 s input-ack timeout per
+        // Input.dispatchMouseEvent (measured: 5006 ms hidden vs 4 ms visible). Focus
+        // emulation makes DevTools hold the page as visible and focused while we
+        // are attached (Chromium's EmulationHandler takes a capturer "stay visible"
+        // handle), so input is delivered at once and frames keep coming, without
+        // showing the window to the user.
+        (
+            "Emulation.setFocusEmulationEnabled",
+            json!({ "enabled": true }),
+        ),
     ];
     for (method, params) in setup {
         if let Err(e) = cdp::send(tab, method, params).await {

@@ -393,3 +393,42 @@ async fn removed_element_is_stale_and_detached() {
         .await
         .expect("click after re-insertion");
 }
+
+/// A full-page screenshot of a tab in the (minimized) agent window, then clicks:
+/// the capture's window handling must leave input working (it used to leave the
+/// page hidden, every `Input.dispatchMouseEvent` then taking ~5 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn click_after_full_page_screenshot() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("input.html", None).await.expect("navigate");
+    let started = std::time::Instant::now();
+    let shot = stack
+        .act(json!({ "action": "screenshot", "tabId": tab, "fullPage": true }))
+        .await
+        .expect("screenshot");
+    eprintln!("full-page screenshot: {} ms", started.elapsed().as_millis());
+    assert!(shot["width"].as_u64().unwrap_or(0) > 0, "{}", shot["width"]);
+    for n in 1..=3 {
+        let started = std::time::Instant::now();
+        stack
+            .act(json!({ "action": "click", "tabId": tab, "selector": "#btn" }))
+            .await
+            .expect("click after screenshot");
+        eprintln!(
+            "click {n} after a full-page screenshot: {} ms",
+            started.elapsed().as_millis()
+        );
+        assert_eq!(
+            stack
+                .eval(tab, "return document.getElementById('clicks').textContent")
+                .await
+                .unwrap(),
+            n.to_string()
+        );
+    }
+    let visibility = stack
+        .eval(tab, "return document.visibilityState")
+        .await
+        .unwrap();
+    eprintln!("visibilityState after the screenshot: {visibility}");
+}
