@@ -68,12 +68,14 @@ pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
         && let Some(Some(dialog)) = sessions::with_session(tab, |s| s.dialog.clone())
     {
         return Err(BridgeError::invalid_action(format!(
-            "tab {tab} has a {} dialog open ({:?}): answer it with handle_dialog first",
-            serde_json::to_value(dialog.dialog_type)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            dialog.message
+            "tab {tab} has {} dialog open ({}): answer it with handle_dialog first",
+            actions::dom::with_article(
+                &serde_json::to_value(dialog.dialog_type)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            ),
+            actions::dom::quote(&dialog.message)
         )));
     }
     if sessions::with_session(tab, |s| s.crashed) == Some(true) {

@@ -432,3 +432,28 @@ async fn click_after_full_page_screenshot() {
         .unwrap();
     eprintln!("visibilityState after the screenshot: {visibility}");
 }
+
+/// Error messages read as English (`an input`) and echo a user's selector capped
+/// at 200 chars with `…`, not in full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_messages_are_grammatical_and_capped() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("forms.html", None).await.expect("navigate");
+    let e = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "selector": "#name", "values": ["x"] }))
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("#name is an input"), "{e}");
+
+    let long = format!("#{}", "a".repeat(5_000));
+    let e = stack
+        .act(json!({ "action": "click", "tabId": tab, "selector": long }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "element_not_found", "{e}");
+    assert!(
+        e.message.contains(&format!("\"#{}…\"", "a".repeat(199))),
+        "{e}"
+    );
+    assert!(e.message.len() < 400, "{} chars: {e}", e.message.len());
+}

@@ -15,6 +15,32 @@ use serde_json::{Value, json};
 use crate::cdp::{self, EvalResult, GetDocument, QuerySelector, ResolveNode};
 use crate::sessions;
 
+/// Longest user-supplied selector or text echoed in a message (chars).
+pub const ECHO_MAX_CHARS: usize = 200;
+
+/// `text` capped to [`ECHO_MAX_CHARS`] chars, with `…` when cut: what an error
+/// message echoes of a selector, typed text or page text (a 50 kB selector must not
+/// come back in full).
+pub fn cap(text: &str) -> String {
+    match text.char_indices().nth(ECHO_MAX_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// [`cap`], quoted as `{:?}` would.
+pub fn quote(text: &str) -> String {
+    format!("{:?}", cap(text))
+}
+
+/// `word` with its indefinite article: `an input`, `an alert`, `a confirm`.
+pub fn with_article(word: &str) -> String {
+    let vowel = word
+        .trim_start_matches('<')
+        .starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
+    format!("{} {word}", if vowel { "an" } else { "a" })
+}
+
 /// A resolved element.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -50,7 +76,7 @@ pub async fn resolve(tab: TabId, target: ElementTarget<'_>) -> Result<Node, Brid
         ElementTarget::Selector(selector) => resolve_selector(tab, selector).await?.ok_or_else(|| {
             BridgeError::new(
                 ErrorCode::ElementNotFound,
-                format!("no element matches {selector:?} (also searched open shadow roots): extract and pick another target"),
+                format!("no element matches {} (also searched open shadow roots): extract and pick another target", quote(selector)),
             )
         }),
         ElementTarget::Uid(uid) => {
@@ -100,7 +126,8 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
                 || e.message.contains("SyntaxError") =>
         {
             return Err(BridgeError::invalid_request(format!(
-                "selector {selector:?} is not valid CSS"
+                "selector {} is not valid CSS",
+                quote(selector)
             )));
         }
         Err(e) => return Err(e.into()),
@@ -114,7 +141,7 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
         return Ok(Some(Node {
             backend_node_id: backend,
             object_id,
-            label: selector.to_owned(),
+            label: cap(selector),
         }));
     }
     // Not in the light DOM: look into open shadow roots.
@@ -126,7 +153,8 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
     .await?;
     if r.exception_details.is_some() {
         return Err(BridgeError::invalid_request(format!(
-            "selector {selector:?} is not valid CSS"
+            "selector {} is not valid CSS",
+            quote(selector)
         )));
     }
     let Some(object_id) = r
@@ -142,7 +170,7 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
     Ok(Some(Node {
         backend_node_id: described.node.backend_node_id,
         object_id,
-        label: selector.to_owned(),
+        label: cap(selector),
     }))
 }
 

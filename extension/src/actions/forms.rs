@@ -138,7 +138,9 @@ pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, 
         })),
         Some("missing") => Err(BridgeError::invalid_action(format!(
             "{} has no option with value or label {}; options: {}",
-            node.label, r["value"], r["available"]
+            node.label,
+            dom::quote(r["value"].as_str().unwrap_or_default()),
+            dom::cap(&r["available"].to_string())
         ))),
         Some("disabled") => Err(BridgeError::new(
             ErrorCode::ElementNotInteractable,
@@ -150,9 +152,9 @@ pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, 
             p.values.len()
         ))),
         Some(_) => Err(BridgeError::invalid_action(format!(
-            "{} is a {}, not a <select>",
+            "{} is {}, not a <select>",
             node.label,
-            r["what"].as_str().unwrap_or("?")
+            dom::with_article(r["what"].as_str().unwrap_or("?"))
         ))),
     }
 }

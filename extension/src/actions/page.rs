@@ -52,7 +52,8 @@ async fn probe(tab: TabId, target: ElementTarget<'_>) -> Result<&'static str, Br
             .await?;
             if r.exception_details.is_some() {
                 return Err(BridgeError::invalid_request(format!(
-                    "selector {selector:?} is not valid CSS"
+                    "selector {} is not valid CSS",
+                    dom::quote(selector)
                 )));
             }
             Ok(match r.result.value.as_ref().and_then(Value::as_str) {
@@ -101,7 +102,7 @@ pub async fn wait_for(tab: TabId, p: WaitFor) -> Result<ActionResult, BridgeErro
         }
         if elapsed >= timeout {
             let label = match target {
-                ElementTarget::Selector(s) => format!("{s:?}"),
+                ElementTarget::Selector(s) => dom::quote(s),
                 ElementTarget::Uid(u) => u.to_string(),
             };
             let state_name = serde_json::to_value(state)
