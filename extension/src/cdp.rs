@@ -3,16 +3,16 @@
 //!
 //! Typed CDP: small hand-written serde structs for the ~25 methods we use (see the
 //! `types` section below) rather than chromiumoxide_cdp, whose full compile is too
-//! heavy for this shared 2-core machine; params are `serde_json::json!` objects.
+//! heavy for small build machines and CI; params are `serde_json::json!` objects.
 //!
-//! For helper D (extract) and anyone else: the API is
+//! The API:
 //! - [`send`]`(tab, method, params) -> Result<Value, CdpError>` (10 s timeout),
 //! - [`send_with_timeout`]`(tab, method, params, ms)`,
 //! - [`send_raw`]`(tab, method, params, ms) -> Result<JsValue, CdpError>` for big results
 //!   (`Accessibility.getFullAXTree`): no serde conversion, stringify it yourself,
 //! - [`wait_event`]`(tab, method)` → a future of the next event's params.
 //!
-//! A renderer crash leaves every pending sendCommand hanging (EXTENSION-RECIPE §8.8):
+//! A renderer crash leaves every pending sendCommand hanging (no reject, no onDetach):
 //! the timeout here bounds each call, and `sessions` answers the tab's in-flight
 //! requests at once on `Inspector.targetCrashed`.
 

@@ -110,7 +110,7 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
 }
 
 /// JS value → serde, through the browser's native `JSON.stringify` (fast for big
-/// CDP results, EXTENSION-RECIPE §4).
+/// CDP results: serde-wasm-bindgen took ~150 ms more on a 3.6 MB AX tree).
 ///
 /// # Errors
 /// When the value is not JSON or does not fit `T`.

@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 /// Period of the keep-alive alarm (minutes): Chrome's minimum, below the 30 s idle
-/// eviction so a suspended worker is woken and reconnects (EXTENSION-RECIPE §8.3).
+/// eviction so a suspended worker is woken and reconnects.
 const KEEPALIVE_ALARM_MINUTES: f64 = 0.5;
 /// `chrome.idle` detection interval (s): how long without input counts as idle.
 const IDLE_DETECTION_SECONDS: u32 = 300;

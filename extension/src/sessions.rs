@@ -5,7 +5,7 @@
 //! `actionCount`). Also here: the agent window, the per-tab request lock, in-flight
 //! cancellation, the blocklist, Stop all / Resume, idle/locked.
 //!
-//! For helper D (extract, page tools), the helpers to use are:
+//! What extract and the page tools use:
 //! - [`with_session`]`(tab, |s: &mut Session| …) -> Option<R>` (e.g. `s.uids`, the
 //!   per-tab [`UidCache`]: call `s.uids.assign(&backend_ids)` after gathering),
 //! - [`crate::cdp::send`] / [`crate::cdp::send_raw`] for CDP,
@@ -51,7 +51,7 @@ pub struct Session {
     /// Last known main-frame URL.
     pub url: String,
     /// The renderer crashed (`Inspector.targetCrashed`) and was not reloaded yet:
-    /// CDP calls hang until then (EXTENSION-RECIPE §8.8).
+    /// CDP calls hang until the tab navigates again.
     pub crashed: bool,
     /// When the session started (ms since the epoch).
     pub started_at: u64,

@@ -3,7 +3,7 @@
 // MV3 only wakes a worker for listeners registered in its first turn, and wasm
 // initialises asynchronously, so every listener is registered here, synchronously,
 // and its events are queued until the wasm module is ready. No top-level await:
-// it makes the worker registration fail silently (EXTENSION-RECIPE §8.2).
+// it makes the worker registration fail silently.
 import init, { start, handle_event, popup_message } from './pkg/browser_bridge_extension.js';
 
 let ready = false;

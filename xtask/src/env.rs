@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 pub(crate) const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 /// Where Debian's `chromium` package puts the real binary (the `/usr/bin/chromium`
-/// wrapper adds flags of its own, see EXTENSION-RECIPE §6).
+/// wrapper adds flags of its own and an empty `--load-extension=`).
 pub(crate) const CHROMIUM_PATHS: [&str; 3] = [
     "/usr/lib/chromium/chromium",
     "/usr/bin/chromium",

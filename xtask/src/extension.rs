@@ -5,7 +5,7 @@
 //! --target wasm32-unknown-unknown --profile extension` (or the dev profile), glue
 //! with the `wasm-bindgen-cli-support` library (`--target web`, no TypeScript) into
 //! `dist/pkg/`, then copy `extension/static/` over `dist/`. No wasm-opt: Debian's
-//! binaryen breaks this module (EXTENSION-RECIPE §8.10).
+//! binaryen (version 108) breaks this module at init.
 
 use std::fs;
 use std::path::{Path, PathBuf};
