@@ -109,7 +109,8 @@ async fn main() -> Result<()> {
             let server = serve::StaticServer::start(pages).await?;
             let browser = cdp::Browser::launch().await?;
             let mut tab = cdp::Tab::open(&browser).await?;
-            tab.goto(&format!("{}/{only}/source.html", server.base)).await?;
+            tab.goto(&format!("{}/{only}/source.html", server.base))
+                .await?;
             for (method, params) in [
                 (
                     "DOMSnapshot.captureSnapshot",
@@ -125,16 +126,24 @@ async fn main() -> Result<()> {
                     let start = std::time::Instant::now();
                     let v = tab.call(method, params.clone()).await?;
                     let bytes = v.to_string().len();
-                    println!("{method}: {:.1} ms, {bytes} bytes", start.elapsed().as_secs_f64() * 1000.0);
+                    println!(
+                        "{method}: {:.1} ms, {bytes} bytes",
+                        start.elapsed().as_secs_f64() * 1000.0
+                    );
                 }
             }
-            let doc = tab.call("DOM.getDocument", serde_json::json!({"depth": 0})).await?;
+            let doc = tab
+                .call("DOM.getDocument", serde_json::json!({"depth": 0}))
+                .await?;
             let root = doc["root"]["backendNodeId"].clone();
             let start = std::time::Instant::now();
             let mut total = 0;
             for role in browser_bridge_protocol::page::elements::INTERACTIVE_ROLES {
                 let v = tab
-                    .call("Accessibility.queryAXTree", serde_json::json!({"backendNodeId": root, "role": role}))
+                    .call(
+                        "Accessibility.queryAXTree",
+                        serde_json::json!({"backendNodeId": root, "role": role}),
+                    )
                     .await?;
                 let n = v["nodes"].as_array().map_or(0, Vec::len);
                 total += n;
@@ -142,7 +151,11 @@ async fn main() -> Result<()> {
                     println!("first link: {}", v["nodes"][0]);
                 }
             }
-            println!("queryAXTree x{}: {:.1} ms, {total} nodes", browser_bridge_protocol::page::elements::INTERACTIVE_ROLES.len(), start.elapsed().as_secs_f64() * 1000.0);
+            println!(
+                "queryAXTree x{}: {:.1} ms, {total} nodes",
+                browser_bridge_protocol::page::elements::INTERACTIVE_ROLES.len(),
+                start.elapsed().as_secs_f64() * 1000.0
+            );
         }
         Cmd::Measure {
             pages,
