@@ -278,3 +278,71 @@ async fn navigate_without_session_opens_an_agent_window_tab() {
         (json!(false), json!(true), json!(true))
     );
 }
+
+/// Serves one small page (no-store, so neither the HTTP cache nor the
+/// back/forward cache can stand in for the server) until the task is aborted.
+async fn serve_page(listener: tokio::net::TcpListener) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = "<!doctype html><title>Soon gone</title><p>served</p>";
+    loop {
+        let Ok((mut socket, _)) = listener.accept().await else {
+            return;
+        };
+        let mut request = [0u8; 4096];
+        let _ = socket.read(&mut request).await;
+        let response = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nCache-Control: no-store\r\n\
+             Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = socket.write_all(response.as_bytes()).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_and_history_to_an_unreachable_page_fail_with_the_net_error() {
+    let stack = Stack::start().await.expect("stack");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let gone = format!("http://{}/", listener.local_addr().unwrap());
+    let server = tokio::spawn(serve_page(listener));
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let served = stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": gone }))
+        .await
+        .expect("navigate to the served page");
+    assert_eq!(served["title"], "Soon gone");
+
+    // The listener lives in the task: once it ends, the port refuses connections.
+    server.abort();
+    assert!(server.await.unwrap_err().is_cancelled());
+
+    let reload = stack
+        .act(json!({ "action": "reload", "tabId": tab }))
+        .await
+        .unwrap_err();
+    assert_eq!(reload.code, "navigation_failed", "{reload}");
+    assert!(
+        reload.message.contains("net::ERR_CONNECTION_REFUSED") && reload.message.contains(&gone),
+        "{reload}"
+    );
+
+    let basic = stack.fixtures.url("basic.html");
+    stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": basic }))
+        .await
+        .expect("navigate away");
+    let back = stack
+        .act(json!({ "action": "go_back", "tabId": tab }))
+        .await
+        .unwrap_err();
+    assert_eq!(back.code, "navigation_failed", "{back}");
+    assert!(
+        back.message.contains("net::ERR_CONNECTION_REFUSED"),
+        "{back}"
+    );
+    let fwd = stack
+        .act(json!({ "action": "go_forward", "tabId": tab }))
+        .await
+        .expect("go_forward to a reachable page");
+    assert_eq!(fwd["url"], basic);
+}

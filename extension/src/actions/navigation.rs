@@ -55,7 +55,8 @@ pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
 /// `go_back` (`delta` -1) / `go_forward` (+1) through `Page.navigateToHistoryEntry`.
 ///
 /// # Errors
-/// `invalid_action` when there is no such history entry; `timeout`.
+/// `invalid_action` when there is no such history entry; `navigation_failed`
+/// with Chrome's net error when the entry's page cannot be loaded; `timeout`.
 pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> {
     let h: NavigationHistory = cdp::call(tab, "Page.getNavigationHistory", json!({})).await?;
     let index = h.current_index + delta;
@@ -72,6 +73,7 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
     let restored = cdp::wait_event_where(tab, "Page.frameNavigated", |p| {
         p["type"] == "BackForwardCacheRestore" && p["frame"]["parentId"].is_null()
     });
+    let failed = watch_failure(tab).await;
     cdp::send(
         tab,
         "Page.navigateToHistoryEntry",
@@ -104,27 +106,77 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
             ));
         }
     }
-    page_info(tab).await
+    checked_page_info(tab, failed).await
 }
 
 /// `reload`.
 ///
 /// # Errors
-/// `timeout` when the reload does not finish.
+/// `navigation_failed` with Chrome's net error when the page cannot be loaded
+/// again; `timeout` when the reload does not finish.
 pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
     sessions::with_session(tab, |s| s.uids.invalidate());
     let loaded = cdp::wait_event(tab, "Page.loadEventFired");
     if sessions::with_session(tab, |s| s.crashed) == Some(true) {
         return reload_crashed(tab, None, loaded).await;
     }
+    let failed = watch_failure(tab).await;
     cdp::send(tab, "Page.reload", json!({})).await?;
     if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+        let _ = cdp::send(tab, "Network.disable", json!({})).await;
         return Err(BridgeError::new(
             ErrorCode::Timeout,
             format!("tab {tab}: the reload did not finish"),
         ));
     }
-    page_info(tab).await
+    checked_page_info(tab, failed).await
+}
+
+/// Watches for the failure of a document load (`Network.loadingFailed`, whose
+/// `errorText` is the net error such as `net::ERR_CONNECTION_REFUSED`).
+/// `Page.reload` and `Page.navigateToHistoryEntry` do not report it the way
+/// `Page.navigate` does: the tab just commits Chrome's error page.
+async fn watch_failure(tab: TabId) -> futures::channel::oneshot::Receiver<serde_json::Value> {
+    let failed = cdp::wait_event_where(tab, "Network.loadingFailed", |p| {
+        p["type"] == "Document" && p["canceled"] != true
+    });
+    // Without the Network domain the only trace of the failure is the error page.
+    let _ = cdp::send(tab, "Network.enable", json!({})).await;
+    failed
+}
+
+/// [`page_info`] after a reload or history load; a committed error page
+/// (`chrome-error://`) becomes `navigation_failed` with the net error seen by
+/// [`watch_failure`].
+async fn checked_page_info(
+    tab: TabId,
+    failed: futures::channel::oneshot::Receiver<serde_json::Value>,
+) -> Result<PageResult, BridgeError> {
+    let page = page_info(tab).await;
+    if !matches!(&page, Ok(p) if p.url.starts_with("chrome-error://")) {
+        let _ = cdp::send(tab, "Network.disable", json!({})).await;
+        return page;
+    }
+    // The failure precedes the error page's load; 1 s covers a late delivery.
+    let error = cdp::within(failed, 1_000)
+        .await
+        .and_then(|p| p["errorText"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| "Chrome showed its error page".to_owned());
+    let _ = cdp::send(tab, "Network.disable", json!({})).await;
+    // The history entry keeps the URL that failed; the document is the error page.
+    let url = cdp::call::<NavigationHistory>(tab, "Page.getNavigationHistory", json!({}))
+        .await
+        .ok()
+        .and_then(|h| {
+            usize::try_from(h.current_index)
+                .ok()
+                .and_then(|i| h.entries.into_iter().nth(i))
+        })
+        .map_or_else(|| format!("tab {tab}"), |e| e.url);
+    Err(BridgeError::new(
+        ErrorCode::NavigationFailed,
+        format!("{url}: {error}"),
+    ))
 }
 
 /// A crashed renderer answers no CDP command until the tab loads again, so the
