@@ -457,3 +457,32 @@ async fn error_messages_are_grammatical_and_capped() {
     );
     assert!(e.message.len() < 400, "{} chars: {e}", e.message.len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn press_key_rejects_unknown_key_names() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("input.html", None).await.expect("navigate");
+    let unknown = stack
+        .act(json!({ "action": "press_key", "tabId": tab, "key": "NotAKey" }))
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code, "invalid_action", "{unknown}");
+    assert!(unknown.message.contains("\"NotAKey\""), "{unknown}");
+    assert!(unknown.message.contains("KeyboardEvent.key"), "{unknown}");
+
+    // Single characters (letters, digits, punctuation) and named keys still go through.
+    for key in ["Z", "7", "?", "Tab", "Home"] {
+        stack
+            .act(json!({ "action": "press_key", "tabId": tab, "key": key }))
+            .await
+            .unwrap_or_else(|e| panic!("press_key {key}: {e}"));
+    }
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('keys').textContent")
+            .await
+            .unwrap(),
+        "Z,7,?,Tab,Home,",
+        "the unknown key dispatched nothing"
+    );
+}

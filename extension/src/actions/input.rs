@@ -230,6 +230,13 @@ pub fn key_info(key: &str) -> (String, u32, Option<String>) {
     }
 }
 
+/// Whether `key` is a key [`key_info`] can press: a single character or one of
+/// its named keys (every named key has a keyCode, every character a text).
+pub fn is_known_key(key: &str) -> bool {
+    let (_, key_code, text) = key_info(key);
+    key_code != 0 || text.is_some()
+}
+
 /// Sends keyDown/keyUp for one key (with text for printable keys unless a command
 /// modifier is held).
 pub async fn press(tab: TabId, key: &str, modifiers: u32) -> Result<(), cdp::CdpError> {
@@ -257,8 +264,16 @@ pub async fn press(tab: TabId, key: &str, modifiers: u32) -> Result<(), cdp::Cdp
 /// `press_key` in the focused element.
 ///
 /// # Errors
-/// CDP failures.
+/// `invalid_action` for a key name it does not know (Chrome would dispatch it as
+/// a key with no code and no effect); CDP failures.
 pub async fn press_key(tab: TabId, p: PressKey) -> Result<ActionResult, BridgeError> {
+    if !is_known_key(&p.key) {
+        return Err(BridgeError::invalid_action(format!(
+            "unknown key {}: give a KeyboardEvent.key value such as Enter, Escape, \
+             ArrowDown, Tab or a single character",
+            super::dom::quote(&p.key)
+        )));
+    }
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let watch = Watch::start(tab).await;
     let key = p.key.clone();
