@@ -35,7 +35,7 @@ pub fn canonical_host(host: &str) -> Option<String> {
         return Some(v4.to_string());
     }
     if host.contains(':')
-        && let Ok(v6) = host.parse::<std::net::Ipv6Addr>()
+        && let Ok(v6) = host.parse::<core::net::Ipv6Addr>()
     {
         return Some(match v6.to_ipv4_mapped() {
             Some(v4) => v4.to_string(),
@@ -48,7 +48,7 @@ pub fn canonical_host(host: &str) -> Option<String> {
 /// WHATWG "IPv4 parser": 1–4 dot-separated parts, each decimal, octal (`0` prefix)
 /// or hex (`0x`); the last part fills the remaining bytes. `None` when the host is
 /// not an IPv4 address (a domain name).
-fn parse_ipv4(host: &str) -> Option<std::net::Ipv4Addr> {
+fn parse_ipv4(host: &str) -> Option<core::net::Ipv4Addr> {
     let mut parts: Vec<&str> = host.split('.').collect();
     if parts.last() == Some(&"") {
         parts.pop();
@@ -68,7 +68,7 @@ fn parse_ipv4(host: &str) -> Option<std::net::Ipv4Addr> {
     for (i, &n) in init.iter().enumerate() {
         value += n << (8 * (3 - i));
     }
-    u32::try_from(value).ok().map(std::net::Ipv4Addr::from)
+    u32::try_from(value).ok().map(core::net::Ipv4Addr::from)
 }
 
 fn parse_ipv4_number(part: &str) -> Option<u64> {
