@@ -21,6 +21,7 @@ pub mod page_tools;
 pub mod result;
 pub mod schema;
 pub mod text;
+mod validate;
 pub mod version;
 
 pub use action::{ACTION_NAMES, Action, ElementTarget, check_url_scheme};
