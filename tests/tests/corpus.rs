@@ -17,7 +17,17 @@ const MIN_PAGE_RECALL: f64 = 0.60;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corpus_recall_size_and_time() {
-    let pages = workspace_root().join("../shared/corpus/pages");
+    // The corpus lives beside the repository; CI always has it, a plain clone may not.
+    let pages = std::env::var_os("BROWSER_BRIDGE_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/corpus/pages"));
+    if !pages.is_dir() && std::env::var_os("CI").is_none() {
+        eprintln!(
+            "corpus not found at {}: skipped (set BROWSER_BRIDGE_CORPUS to its pages/ folder)",
+            pages.display()
+        );
+        return;
+    }
     let mut names: Vec<String> = std::fs::read_dir(&pages)
         .expect("corpus pages")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
