@@ -117,24 +117,7 @@ async fn past_the_deadline_is_504_timeout_and_the_late_response_is_dropped() {
     let mut ws = connect_extension(&server, "slow").await;
     wait_connected(&server, "slow").await;
     let client = http();
-    let call = tokio::spawn({
-        let client = client.clone();
-        let base = server.base_url();
-        let token = server.token.clone();
-        async move {
-            let response = client
-                .post(format!("{base}/v1/act"))
-                .bearer_auth(token)
-                .body(LIST_TABS)
-                .send()
-                .await
-                .unwrap();
-            (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            )
-        }
-    });
+    let call = spawn_act(&client, &server, LIST_TABS);
     let request = recv(&mut ws).await.unwrap();
     assert_eq!(request["timeoutMs"], 300, "the applied deadline is sent");
     let (status, body) = call.await.unwrap();
@@ -170,24 +153,7 @@ async fn disconnect_mid_request_is_503_not_connected_and_never_resent() {
     let mut ws = connect_extension(&server, "flaky").await;
     wait_connected(&server, "flaky").await;
     let client = http();
-    let call = tokio::spawn({
-        let client = client.clone();
-        let server_url = server.base_url();
-        let token = server.token.clone();
-        async move {
-            let response = client
-                .post(format!("{server_url}/v1/act"))
-                .bearer_auth(token)
-                .body(LIST_TABS)
-                .send()
-                .await
-                .unwrap();
-            (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            )
-        }
-    });
+    let call = spawn_act(&client, &server, LIST_TABS);
     let request = recv(&mut ws).await.unwrap();
     assert_eq!(request["type"], "request");
     drop(ws);
@@ -211,24 +177,7 @@ async fn a_newer_connection_with_the_same_client_id_replaces_the_older() {
     let mut old = connect_extension(&server, "same").await;
     wait_connected(&server, "same").await;
     let client = http();
-    let call = tokio::spawn({
-        let client = client.clone();
-        let url = server.base_url();
-        let token = server.token.clone();
-        async move {
-            let response = client
-                .post(format!("{url}/v1/act"))
-                .bearer_auth(token)
-                .body(LIST_TABS)
-                .send()
-                .await
-                .unwrap();
-            (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            )
-        }
-    });
+    let call = spawn_act(&client, &server, LIST_TABS);
     assert_eq!(recv(&mut old).await.unwrap()["type"], "request");
     let new = connect_extension(&server, "same").await;
     assert_eq!(
@@ -281,24 +230,11 @@ async fn an_extension_connecting_within_the_wait_gets_the_request() {
     })
     .await;
     let client = http();
-    let call = tokio::spawn({
-        let client = client.clone();
-        let url = server.base_url();
-        let token = server.token.clone();
-        async move {
-            let response = client
-                .post(format!("{url}/v1/act"))
-                .bearer_auth(token)
-                .body(r#"{"action":"evaluate","expression":"return 31"}"#)
-                .send()
-                .await
-                .unwrap();
-            (
-                response.status().as_u16(),
-                response.json::<Value>().await.unwrap(),
-            )
-        }
-    });
+    let call = spawn_act(
+        &client,
+        &server,
+        r#"{"action":"evaluate","expression":"return 31"}"#,
+    );
     for _ in 0..500 {
         if server.hub.status().await.waiting == 1 {
             break;

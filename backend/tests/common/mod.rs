@@ -171,9 +171,28 @@ pub fn http() -> reqwest::Client {
 
 /// POSTs `body` to /v1/act with the token; returns (status, JSON body).
 pub async fn post_act(client: &reqwest::Client, server: &ServerHandle, body: &str) -> (u16, Value) {
+    post_act_to(client, &server.base_url(), &server.token, body).await
+}
+
+/// [`post_act`] on a task of its own, for tests that act as the extension meanwhile.
+pub fn spawn_act(
+    client: &reqwest::Client,
+    server: &ServerHandle,
+    body: &'static str,
+) -> tokio::task::JoinHandle<(u16, Value)> {
+    let (client, base, token) = (client.clone(), server.base_url(), server.token.clone());
+    tokio::spawn(async move { post_act_to(&client, &base, &token, body).await })
+}
+
+async fn post_act_to(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    body: &str,
+) -> (u16, Value) {
     let response = client
-        .post(format!("{}/v1/act", server.base_url()))
-        .bearer_auth(&server.token)
+        .post(format!("{base}/v1/act"))
+        .bearer_auth(token)
         .header("content-type", "application/json")
         .body(body.to_owned())
         .send()
