@@ -196,6 +196,27 @@ fn validator(file: &str) -> jsonschema::Validator {
     jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{file} compiles: {e}"))
 }
 
+/// Asserts that `schema` accepts `value` exactly when the decoder did; returns
+/// whether it was accepted.
+fn assert_agree<T: std::fmt::Debug, E: std::fmt::Debug>(
+    schema: &jsonschema::Validator,
+    name: &str,
+    value: &Value,
+    decoded: Result<T, E>,
+) -> bool {
+    let valid = schema.is_valid(value);
+    assert_eq!(
+        valid,
+        decoded.is_ok(),
+        "{name}: schema says {valid}, decoder says {decoded:?}; schema errors: {:?}",
+        schema
+            .iter_errors(value)
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+    );
+    valid
+}
+
 /// The action of every request vector: the schema and the decoder agree on each.
 #[test]
 fn action_schema_refuses_what_the_decoder_refuses() {
@@ -209,18 +230,7 @@ fn action_schema_refuses_what_the_decoder_refuses() {
         let Some(action) = message.get("action") else {
             continue;
         };
-        let decoded = Action::from_value(action.clone());
-        let valid = schema.is_valid(action);
-        assert_eq!(
-            valid,
-            decoded.is_ok(),
-            "{}: schema says {valid}, decoder says {decoded:?}; schema errors: {:?}",
-            v.name,
-            schema
-                .iter_errors(action)
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-        );
+        let valid = assert_agree(&schema, &v.name, action, Action::from_value(action.clone()));
         if valid {
             accepted += 1;
         } else {
@@ -241,17 +251,11 @@ fn envelope_schema_refuses_what_the_decoder_refuses() {
         let Some(message) = v.doc.get("message") else {
             continue;
         };
-        let decoded = Message::from_value(message.clone());
-        let valid = schema.is_valid(message);
-        assert_eq!(
-            valid,
-            decoded.is_ok(),
-            "{}: schema says {valid}, decoder says {decoded:?}; schema errors: {:?}",
-            v.name,
-            schema
-                .iter_errors(message)
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
+        assert_agree(
+            &schema,
+            &v.name,
+            message,
+            Message::from_value(message.clone()),
         );
     }
 }
