@@ -20,6 +20,7 @@ pub mod events;
 pub mod handshake;
 pub mod http_api;
 pub mod hub;
+pub mod log;
 pub mod mcp;
 pub mod pool;
 pub mod remote;

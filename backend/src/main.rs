@@ -10,6 +10,7 @@ async fn main() -> ExitCode {
     // Logs go to stderr: stdout carries results (and MCP in `mcp` mode). Colour
     // only on a terminal: redirected logs (files, journald) get no ANSI codes.
     tracing_subscriber::fmt()
+        .fmt_fields(browser_bridge::log::escaped_fields())
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
