@@ -179,6 +179,8 @@ pub async fn act(
     let action = serde_json::from_slice(&body)
         .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))
         .and_then(Action::from_value);
+    // The body can be 32 MiB: not kept while the action waits for its answer.
+    drop(body);
     let action = match action {
         Ok(action) => action,
         Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),

@@ -9,8 +9,13 @@
 //!   one, then answers `not_connected`;
 //! - a request already sent when its socket drops (or is replaced by a newer
 //!   connection with the same `clientId`) answers `not_connected` and is never re-sent;
-//! - late or unknown responses are logged and dropped.
+//! - late or unknown responses are logged and dropped;
+//! - a connection's outbound queue holds at most [`MAX_QUEUED_BYTES`] of encoded
+//!   requests not yet written to its socket: a request that would go past it (the
+//!   extension stopped reading) answers `not_connected` at once, never queued.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use browser_bridge_protocol::{
@@ -20,11 +25,20 @@ use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bridge::Bridge;
-use crate::events::{EventLog, EventRecord};
+use crate::events::{EventLog, EventRecord, MAX_EVENT_TEXT_BYTES, cut};
 use crate::pool::{Completion, ConnNo, InFlight, Waiting};
 
 /// The answer a caller waits for.
 pub type ActOutcome = Result<ActionResult, BridgeError>;
+
+/// Encoded requests a connection may have queued and not yet written to its
+/// socket (bytes): one largest frame (32 MiB, PROTOCOL.md §1). A request that would
+/// go past it while others wait is answered `not_connected` at once, so a peer
+/// that stops reading cannot make the backend hold unbounded memory.
+pub const MAX_QUEUED_BYTES: usize = browser_bridge_protocol::MAX_MESSAGE_BYTES;
+
+/// Live sessions listed in [`HubStatus::sessions`]; `sessionCount` has the total.
+pub const STATUS_SESSIONS: usize = 50;
 
 /// How the hub behaves.
 #[derive(Debug, Clone)]
@@ -75,8 +89,11 @@ pub struct HubStatus {
     pub in_flight: usize,
     /// Requests waiting for an extension to connect.
     pub waiting: usize,
-    /// Live sessions (from `session_started` / `session_ended` events).
+    /// Live sessions (from `session_started` / `session_ended` events), the first
+    /// [`STATUS_SESSIONS`] by tab id.
     pub sessions: Vec<browser_bridge_protocol::event::SessionStarted>,
+    /// How many live sessions there are in all.
+    pub session_count: usize,
     /// The last 100 events, oldest first.
     pub events: Vec<EventRecord>,
 }
@@ -84,8 +101,9 @@ pub struct HubStatus {
 /// A frame or instruction for a connection's socket task.
 #[derive(Debug)]
 pub(crate) enum Outbound {
-    /// Send this message as a text frame.
-    Send(Message),
+    /// Send this encoded message as a text frame, then take its length off the
+    /// connection's [`Attachment::queued`] bytes.
+    Send(String),
     /// Close the socket with this code and reason, then stop.
     Close(u16, String),
 }
@@ -96,6 +114,9 @@ pub(crate) struct Attachment {
     pub(crate) conn: ConnNo,
     pub(crate) info: ExtensionInfo,
     pub(crate) outbound: mpsc::UnboundedSender<Outbound>,
+    /// Bytes of [`Outbound::Send`] frames queued and not yet written; the hub adds,
+    /// the socket task subtracts. Bounded by [`MAX_QUEUED_BYTES`].
+    pub(crate) queued: Arc<AtomicUsize>,
 }
 
 enum Command {
@@ -165,6 +186,7 @@ impl ExtensionHub {
             in_flight: 0,
             waiting: 0,
             sessions: Vec::new(),
+            session_count: 0,
             events: Vec::new(),
         }
     }
@@ -208,6 +230,20 @@ impl Bridge for ExtensionHub {
     }
 }
 
+/// The extension's `hello` fields as shown in status: free text cut to
+/// [`MAX_EVENT_TEXT_BYTES`] so `/v1/status` stays small.
+fn capped_info(info: &ExtensionInfo) -> ExtensionInfo {
+    ExtensionInfo {
+        client_id: cut(&info.client_id, MAX_EVENT_TEXT_BYTES),
+        extension_version: cut(&info.extension_version, MAX_EVENT_TEXT_BYTES),
+        user_agent: info
+            .user_agent
+            .as_deref()
+            .map(|ua| cut(ua, MAX_EVENT_TEXT_BYTES)),
+        ..info.clone()
+    }
+}
+
 /// What the pool remembers about a request until it is answered.
 struct Pending {
     reply: oneshot::Sender<ActOutcome>,
@@ -248,6 +284,16 @@ fn shutting_down_error() -> BridgeError {
         ErrorCode::NotConnected,
         "the browser-bridge backend is shutting down; the action was not retried (it may or \
          may not have run): start `browser-bridge serve` again, then decide whether to repeat it",
+    )
+}
+
+fn not_reading_error(queued: usize) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        format!(
+            "the browser extension is not reading its socket ({queued} bytes of requests \
+             already wait for it); the action was not sent: check the browser, then retry"
+        ),
     )
 }
 
@@ -301,11 +347,13 @@ impl Owner {
                 self.events.clear_sessions();
             }
             Command::Status { reply } => {
+                let (sessions, session_count) = self.events.sessions_page(STATUS_SESSIONS);
                 let _ = reply.send(HubStatus {
-                    extension: self.connections.last().map(|c| c.info.clone()),
+                    extension: self.connections.last().map(|c| capped_info(&c.info)),
                     in_flight: self.in_flight.len(),
                     waiting: self.waiting.len(),
-                    sessions: self.events.sessions(),
+                    sessions,
+                    session_count,
                     events: self.events.recent(),
                 });
             }
@@ -353,15 +401,28 @@ impl Owner {
                 timeout_ms,
             };
             let conn_no = conn.conn;
-            self.in_flight
-                .insert(id.clone(), conn_no, Instant::now() + timeout, pending);
-            let request = Message::Request(Request {
+            let text = Message::Request(Request {
                 id: id.clone(),
                 action,
                 timeout_ms,
-            });
+            })
+            .encode();
+            let queued = conn.queued.load(Ordering::Acquire);
+            if queued > 0 && queued + text.len() > MAX_QUEUED_BYTES {
+                tracing::warn!(
+                    conn = conn_no,
+                    queued,
+                    action = name,
+                    "extension not reading: request refused"
+                );
+                pending.answer(Err(not_reading_error(queued)));
+                return None;
+            }
+            conn.queued.fetch_add(text.len(), Ordering::AcqRel);
+            self.in_flight
+                .insert(id.clone(), conn_no, Instant::now() + timeout, pending);
             tracing::debug!(%id, action = name, conn = conn_no, "request sent");
-            if conn.outbound.send(Outbound::Send(request)).is_err() {
+            if conn.outbound.send(Outbound::Send(text)).is_err() {
                 // The socket task ended between the check and the send.
                 if let Completion::Answered(p) = self.in_flight.complete(&id, conn_no) {
                     p.answer(Err(dropped_error()));

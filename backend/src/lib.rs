@@ -12,6 +12,7 @@
 //! - [`agent::run_task`]`(&bridge, &model, &RunOptions, &mut progress) -> FinalReport`:
 //!   the built-in agent (`run`, `verify`) over any [`Bridge`] and chat model.
 
+pub mod accept;
 pub mod agent;
 pub mod bridge;
 pub mod cli;

@@ -19,6 +19,7 @@ use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use crate::accept;
 use crate::config;
 use crate::events::EventLog;
 use crate::http_api;
@@ -47,6 +48,15 @@ pub struct ServeOptions {
     pub hello_timeout: Duration,
     /// Close a connection from which nothing arrived for this long (default 60 s).
     pub idle_timeout: Duration,
+    /// Drop an extension connection when one frame cannot be written to it within
+    /// this (default [`ws::SEND_TIMEOUT_MS`], 10 s): the peer stopped reading.
+    pub send_timeout: Duration,
+    /// Cap on open connections, HTTP and WebSocket (default
+    /// [`accept::MAX_CONNECTIONS`], 512).
+    pub max_connections: usize,
+    /// A connection must send a request head within this of being accepted or of
+    /// its previous response (default [`accept::HEADER_READ_TIMEOUT_MS`], 10 s).
+    pub header_read_timeout: Duration,
     /// Replaces every action's deadline (tests only; `None` in production).
     pub deadline_override: Option<Duration>,
     /// Keep `<config-dir>/audit.jsonl` (default true).
@@ -64,6 +74,9 @@ impl Default for ServeOptions {
             allow_remote: false,
             hello_timeout: Duration::from_millis(HELLO_TIMEOUT_MS),
             idle_timeout: Duration::from_millis(IDLE_CLOSE_MS),
+            send_timeout: Duration::from_millis(ws::SEND_TIMEOUT_MS),
+            max_connections: accept::MAX_CONNECTIONS,
+            header_read_timeout: Duration::from_millis(accept::HEADER_READ_TIMEOUT_MS),
             deadline_override: None,
             audit: true,
         }
@@ -83,6 +96,8 @@ pub struct ServerConfig {
     pub hello_timeout: Duration,
     /// See [`ServeOptions::idle_timeout`].
     pub idle_timeout: Duration,
+    /// See [`ServeOptions::send_timeout`].
+    pub send_timeout: Duration,
     /// See [`ServeOptions::allow_remote`].
     pub allow_remote: bool,
 }
@@ -239,6 +254,7 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
             min_protocol_version: opts.min_protocol_version,
             hello_timeout: opts.hello_timeout,
             idle_timeout: opts.idle_timeout,
+            send_timeout: opts.send_timeout,
             allow_remote: opts.allow_remote,
         }),
     };
@@ -252,13 +268,13 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel::<()>();
     let app = router(state);
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = shutdown_rx.await;
-            })
-            .await
-    });
+    let limits = accept::Limits {
+        max_connections: opts.max_connections,
+        header_read_timeout: opts.header_read_timeout,
+    };
+    let task = tokio::spawn(accept::serve(listener, app, limits, async move {
+        let _ = shutdown_rx.await;
+    }));
     tracing::info!(%addr, config_dir = %config_dir.display(), "browser-bridge serving");
     Ok(ServerHandle {
         addr,

@@ -37,7 +37,9 @@ fn error_message(output: &Output) -> String {
 async fn a_token_from_another_config_dir_names_the_dir_and_the_serve() {
     let server = start(options()).await;
     let other = temp_config_dir();
-    std::fs::write(other.join("pairing-token"), "another-token\n").unwrap();
+    // A well-formed token (43 characters), just not this server's.
+    let another = browser_bridge::config::generate_token();
+    std::fs::write(other.join("pairing-token"), format!("{another}\n")).unwrap();
     let out = cli(&[
         "status",
         "--server",

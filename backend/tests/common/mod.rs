@@ -109,14 +109,20 @@ pub async fn close_code(ws: &mut Ws) -> Option<u16> {
 
 /// Connects and completes the handshake; panics unless `ack` comes back.
 pub async fn connect_extension(server: &ServerHandle, client_id: &str) -> Ws {
-    let mut ws = connect_raw(server, Some(EXT_ORIGIN))
+    connect_extension_at(&server.extension_url(), &server.token, client_id).await
+}
+
+/// [`connect_extension`] to any backend: its `ws://…/extension` URL and token
+/// (a `serve` child process, say).
+pub async fn connect_extension_at(url: &str, token: &str, client_id: &str) -> Ws {
+    let mut request = url.into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Origin", HeaderValue::from_static(EXT_ORIGIN));
+    let (mut ws, _) = tokio_tungstenite::connect_async(request)
         .await
         .expect("upgrade");
-    send(
-        &mut ws,
-        &hello(PROTOCOL_VERSION, client_id, Some(&server.token)),
-    )
-    .await;
+    send(&mut ws, &hello(PROTOCOL_VERSION, client_id, Some(token))).await;
     let ack = recv(&mut ws).await.expect("ack");
     assert_eq!(ack["type"], "ack", "{ack}");
     ws
