@@ -7,6 +7,7 @@
 //! share (obstacle detection). No I/O, no runtime: builds for native and wasm32.
 
 pub mod action;
+pub mod auth;
 pub mod blocklist;
 pub mod deadline;
 mod decode;
