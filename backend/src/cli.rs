@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use browser_bridge_protocol::{Action, BridgeError, ErrorCode, PROTOCOL_VERSION};
+use browser_bridge_protocol::{
+    Action, BridgeError, ErrorCode, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 use clap::{Args, Parser, Subcommand};
 
 use crate::bridge::Bridge;
@@ -71,8 +73,9 @@ pub struct ServeArgs {
     /// Accept only this extension id on /extension (chrome-extension://<ID>).
     #[arg(long, value_name = "ID")]
     pub extension_id: Option<String>,
-    /// Lowest accepted extension protocol version.
-    #[arg(long, value_name = "N", default_value_t = PROTOCOL_VERSION)]
+    /// Lowest accepted extension protocol version (v5 is the oldest this build speaks).
+    #[arg(long, value_name = "N", default_value_t = PROTOCOL_VERSION,
+          value_parser = clap::value_parser!(u32).range(i64::from(MIN_SUPPORTED_PROTOCOL_VERSION)..=i64::from(PROTOCOL_VERSION)))]
     pub min_protocol_version: u32,
     /// How long a request waits for an extension to connect: `5s`, `500ms`, `5`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]

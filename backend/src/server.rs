@@ -15,7 +15,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use browser_bridge_protocol::version::{HELLO_TIMEOUT_MS, IDLE_CLOSE_MS};
-use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use browser_bridge_protocol::{
+    MAX_MESSAGE_BYTES, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -37,7 +39,8 @@ pub struct ServeOptions {
     pub config_dir: Option<PathBuf>,
     /// Accept only `chrome-extension://<id>` with this id on `/extension`.
     pub extension_id: Option<String>,
-    /// Lowest accepted `hello.protocolVersion` (default `PROTOCOL_VERSION`).
+    /// Lowest accepted `hello.protocolVersion` (default `PROTOCOL_VERSION`); a value
+    /// below [`MIN_SUPPORTED_PROTOCOL_VERSION`] is raised to it (PROTOCOL.md §12).
     pub min_protocol_version: u32,
     /// How long a request waits for an extension to connect (default 5 s).
     pub connect_wait: Duration,
@@ -236,7 +239,9 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
         config: Arc::new(ServerConfig {
             config_dir: config_dir.clone(),
             extension_id: opts.extension_id.clone(),
-            min_protocol_version: opts.min_protocol_version,
+            min_protocol_version: opts
+                .min_protocol_version
+                .max(MIN_SUPPORTED_PROTOCOL_VERSION),
             hello_timeout: opts.hello_timeout,
             idle_timeout: opts.idle_timeout,
             allow_remote: opts.allow_remote,

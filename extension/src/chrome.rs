@@ -61,6 +61,8 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
     fn random_uuid_raw() -> String;
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn get_random_values_raw(array: &js_sys::Uint8Array);
 }
 
 /// A rejected or missing `chrome.*` call; `message` is the JS error's message.
@@ -281,6 +283,16 @@ pub fn extension_version() -> String {
         .and_then(|m| Reflect::get(&m, &"version".into()).ok())
         .and_then(|v| v.as_string())
         .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+}
+
+/// `N` bytes from `crypto.getRandomValues()` (a CSPRNG, as the handshake nonces
+/// of PROTOCOL.md §2 need).
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let array = js_sys::Uint8Array::new_with_length(N as u32);
+    get_random_values_raw(&array);
+    let mut bytes = [0u8; N];
+    array.copy_to(&mut bytes);
+    bytes
 }
 
 /// `crypto.randomUUID()`.

@@ -11,6 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
 use sha2::Sha256;
 
+use crate::envelope::{Auth, Challenge};
 use crate::error::BridgeError;
 
 type HmacSha256 = hmac::Hmac<Sha256>;
@@ -131,6 +132,18 @@ pub fn verify_server_proof(token: &str, nonce: &str, proof: &str) -> bool {
     verify(token, LABEL_SERVER, &[nonce], proof)
 }
 
+/// The extension's side of §2 after `challenge`: `Some(auth)` carrying `P_E` when
+/// the challenge's `P_B` proves the backend knows `token`, `None` when it does not
+/// (the extension then closes and sends nothing else). `n_e` is the nonce of the
+/// extension's own `hello`.
+pub fn answer_challenge(token: &str, n_e: &str, challenge: &Challenge) -> Option<Auth> {
+    let shaped =
+        check_nonce("nonce", &challenge.nonce).is_ok() && check_proof(&challenge.proof).is_ok();
+    (shaped && verify_backend_proof(token, n_e, &challenge.nonce, &challenge.proof)).then(|| Auth {
+        proof: extension_proof(token, n_e, &challenge.nonce),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +199,30 @@ mod tests {
         assert!(!verify_backend_proof(TOKEN, &n_e, &"C".repeat(43), &p_b));
         assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, "not base64!"));
         assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, ""));
+        let answered = answer_challenge(
+            TOKEN,
+            &n_e,
+            &Challenge {
+                nonce: n_b.clone(),
+                proof: p_b.clone(),
+            },
+        );
+        assert!(verify_extension_proof(
+            TOKEN,
+            &n_e,
+            &n_b,
+            &answered.unwrap().proof
+        ));
+        let forged = Challenge {
+            nonce: n_b.clone(),
+            proof: backend_proof("guess", &n_e, &n_b),
+        };
+        assert_eq!(answer_challenge(TOKEN, &n_e, &forged), None);
+        let short = Challenge {
+            nonce: "B".into(),
+            proof: backend_proof(TOKEN, &n_e, "B"),
+        };
+        assert_eq!(answer_challenge(TOKEN, &n_e, &short), None);
         let server = server_proof(TOKEN, "abcdefghijklmnop");
         assert!(verify_server_proof(TOKEN, "abcdefghijklmnop", &server));
         assert!(!verify_server_proof(TOKEN, "abcdefghijklmnoq", &server));
