@@ -19,6 +19,7 @@ pub mod config;
 pub mod events;
 pub mod handshake;
 pub mod http_api;
+pub mod http_hello;
 pub mod hub;
 pub mod mcp;
 pub mod pool;
