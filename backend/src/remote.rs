@@ -96,11 +96,6 @@ impl RemoteBridge {
         }
     }
 
-    /// The base URL, e.g. `http://127.0.0.1:9333`.
-    pub fn base_url(&self) -> &str {
-        &self.base
-    }
-
     /// Asks the server to prove it knows the token (`GET /v1/hello`, §2.1) unless
     /// it already did for this client. Sends no token.
     ///
