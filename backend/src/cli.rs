@@ -167,9 +167,11 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => return crate::agent::cli::run(args).await,
         Command::Verify(args) => return crate::agent::verify::run(args).await,
         Command::Serve(args) => serve(args).await,
-        Command::Mcp(args) => crate::mcp::stdio::run(args)
-            .await
-            .map_err(|e| internal(format!("{e:#}"))),
+        Command::Mcp(args) => crate::mcp::stdio::run(args).await.map_err(|e| {
+            // A refused proof keeps its code (`unauthorized`); the rest is internal.
+            e.downcast::<BridgeError>()
+                .unwrap_or_else(|e| internal(format!("{e:#}")))
+        }),
         Command::Pair(args) => pair(&args),
         Command::Act(args) => act(args).await,
         Command::Status(args) => status(args).await,

@@ -150,6 +150,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/extension", get(ws::extension_socket))
         .merge(api)
+        .merge(crate::http_hello::routes(&state))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(state)
 }

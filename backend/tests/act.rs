@@ -66,8 +66,14 @@ async fn result_and_error_pass_through() {
         .await
         .unwrap_err();
     assert_eq!(error.code, ErrorCode::ElementStale);
-    assert!(browser_bridge::probe(server.addr, &server.token).await);
-    assert!(!browser_bridge::probe(server.addr, "wrong").await);
+    assert!(matches!(
+        browser_bridge::probe(server.addr, &server.token, None).await,
+        browser_bridge::Probe::Proven(_)
+    ));
+    assert!(matches!(
+        browser_bridge::probe(server.addr, "wrong", None).await,
+        browser_bridge::Probe::Refused(e) if e.code == ErrorCode::Unauthorized
+    ));
 }
 
 #[tokio::test]
