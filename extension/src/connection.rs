@@ -95,6 +95,9 @@ struct Conn {
     queued: Vec<String>,
     /// The token and `N_E` of the handshake under way (dropped at `ack`).
     pending: Option<Pending>,
+    /// When a peer on the address last failed to prove the token (ms since the
+    /// epoch; cleared at `ack`), for the popup and the pairing page.
+    refused_at: Option<u64>,
 }
 
 struct Pending {
@@ -115,6 +118,7 @@ thread_local! {
         next_nonce: 1,
         queued: Vec::new(),
         pending: None,
+        refused_at: None,
     });
 }
 
@@ -365,7 +369,11 @@ fn on_challenge(generation: u32, challenge: &Challenge) {
 
 /// The peer on the backend address did not prove it knows the pairing token.
 fn impostor(generation: u32) {
-    let url = CONN.with(|c| c.borrow().backend_url.clone());
+    let url = CONN.with(|c| {
+        let mut c = c.borrow_mut();
+        c.refused_at = Some(chrome::now_ms());
+        c.backend_url.clone()
+    });
     chrome::log(&format!(
         "{url} did not prove it knows the pairing token; closed without sending it"
     ));
@@ -403,6 +411,7 @@ fn on_ack(generation: u32) {
         let mut c = c.borrow_mut();
         c.state = State::Connected;
         c.pending = None;
+        c.refused_at = None;
         c.attempts = 0;
         c.connected_at = Some(chrome::now_ms());
         c.reason = format!("connected to {}", c.backend_url);
@@ -480,7 +489,8 @@ pub fn send_event(event: Event) {
 }
 
 /// The measured state for the popup: `{state, reason, backendUrl, lastPongAt,
-/// connectedAt}` (ms since the epoch).
+/// connectedAt, refusedAt}` (ms since the epoch; `refusedAt`: when a peer on the
+/// address last failed to prove the pairing token).
 pub fn status() -> Value {
     CONN.with(|c| {
         let c = c.borrow();
@@ -490,6 +500,7 @@ pub fn status() -> Value {
             "backendUrl": c.backend_url,
             "lastPongAt": c.last_pong_at,
             "connectedAt": c.connected_at,
+            "refusedAt": c.refused_at,
         })
     })
 }

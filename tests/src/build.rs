@@ -124,8 +124,12 @@ fn build() -> Result<Built> {
     })
 }
 
-/// Copies the built extension into `to` (under the lock: no build runs meanwhile).
-pub(crate) fn copy_extension(from: &Path, to: &Path) -> Result<()> {
+/// Copies the built extension into `to` (under the lock: no build runs meanwhile),
+/// so that a build during the test cannot change the files Chromium loads.
+///
+/// # Errors
+/// A file cannot be read or written.
+pub fn copy_extension(from: &Path, to: &Path) -> Result<()> {
     let _lock = BuildLock::acquire()?;
     copy_dir(from, to)
 }
