@@ -128,12 +128,14 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     .then(sendResponse, (e) => sendResponse({ error: String(e) }));
   return true;
 });
-// The waker's port (waker.js): accepting it is all that is needed; its disconnect
-// on the waker's side is what tells it this worker stopped.
+// The waker's port (waker.js): the greeting tells it a worker runs; the port's
+// disconnect on its side then tells it this worker stopped.
 chrome.runtime.onConnect.addListener((port) => {
   if (port.name !== 'waker' || port.sender?.id !== chrome.runtime.id) {
     port.disconnect();
+    return;
   }
+  port.postMessage('ready');
 });
 
 function ensureWaker() {

@@ -4,15 +4,18 @@
 // keep-alive alarm fires at most every 30 s. This document holds a runtime port to
 // the worker: when the worker stops, the port disconnects, and connecting again is
 // an event (runtime.onConnect) that starts a new worker, which reconnects to the
-// backend. A worker that keeps refusing makes the retries back off (to 5 s).
+// backend. The worker greets every port; a port that closes without a greeting
+// (no worker could take it) makes the retries back off, 100 ms doubling to 5 s.
 let delay = 0;
 
 function connect() {
-  const openedAt = Date.now();
+  let greeted = false;
   const port = chrome.runtime.connect({ name: 'waker' });
+  port.onMessage.addListener(() => {
+    greeted = true;
+  });
   port.onDisconnect.addListener(() => {
-    // A port that lived a while was a running worker that stopped: wake it at once.
-    delay = Date.now() - openedAt > 5000 ? 0 : Math.min(5000, Math.max(100, delay * 2));
+    delay = greeted ? 0 : Math.min(5000, Math.max(100, delay * 2));
     setTimeout(connect, delay);
   });
 }
