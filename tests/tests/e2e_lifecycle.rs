@@ -294,6 +294,22 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
             .is_some_and(|m| m.contains("unreachable")),
         "{report}"
     );
+    let shown = stack
+        .chromium
+        .eval(
+            &page,
+            "for (let i = 0; i < 100 && document.getElementById('panic').hidden; i++) \
+             await new Promise((r) => setTimeout(r, 50)); \
+             return document.getElementById('panic').textContent",
+        )
+        .await
+        .expect("popup");
+    assert!(
+        shown
+            .as_str()
+            .is_some_and(|t| t.contains("panic requested")),
+        "the popup shows it: {shown}"
+    );
     // The re-instantiated module serves requests, with the session and its uids.
     let hovered = stack
         .act(json!({ "action": "hover", "uid": back }))
