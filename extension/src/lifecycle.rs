@@ -10,8 +10,10 @@
 //! tab, same action count, same uids (the debugger is adopted when still attached,
 //! re-attached otherwise). A tab that is gone ends its session with `tab_closed`;
 //! one that cannot be attached again (or now shows a blocked or non-web page) ends
-//! with `detached` (or `domain_blocked`). Dialog state is not kept: a dialog that
-//! opened while no worker ran is not known to the new one.
+//! with `detached` (or `domain_blocked`). An open dialog is kept with its session;
+//! CDP events of the gap (a dialog closed, a navigation) wake the new worker and are
+//! queued by the loader until the restore is done, so they apply to the restored
+//! session.
 //!
 //! A request in flight when the worker stops is answered `not_connected` by the
 //! backend when the socket drops (PROTOCOL.md §2); the new worker never heard of it,
@@ -28,6 +30,7 @@ use std::cell::{Cell, RefCell};
 
 use browser_bridge_protocol::event::SessionEnded;
 use browser_bridge_protocol::page::uids::UidCache;
+use browser_bridge_protocol::result::DialogInfo;
 use browser_bridge_protocol::{Event, SessionEndReason, TabId};
 use futures::channel::oneshot;
 use serde::{Deserialize, Serialize};
@@ -59,6 +62,10 @@ pub struct Record {
     pub url: String,
     /// The uid cache (§6).
     pub uids: UidCache,
+    /// The JavaScript dialog open in the tab (§5): without it a restarted worker
+    /// could neither refuse actions that the dialog blocks nor `handle_dialog` it.
+    #[serde(default)]
+    pub dialog: Option<DialogInfo>,
 }
 
 impl Record {
@@ -71,6 +78,7 @@ impl Record {
             started_at: s.started_at,
             url: s.url.clone(),
             uids: s.uids.clone(),
+            dialog: s.dialog.clone(),
         }
     }
 }
@@ -191,7 +199,7 @@ async fn restore_one(record: Record) {
         agent_window: record.agent_window,
         action_count: record.action_count,
         uids,
-        dialog: None,
+        dialog: record.dialog,
         evaluating: 0,
         url,
         crashed: false,

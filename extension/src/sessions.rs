@@ -442,6 +442,7 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         "Page.javascriptDialogOpening" => on_dialog_opening(tab, params),
         "Page.javascriptDialogClosed" => {
             with_session(tab, |s| s.dialog = None);
+            crate::lifecycle::persist();
         }
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
             let url = params["frame"]["url"]
@@ -501,6 +502,7 @@ fn on_dialog_opening(tab: TabId, params: &Value) {
         s.evaluating > 0
     })
     .unwrap_or(false);
+    crate::lifecycle::persist();
     if evaluating {
         // §7: during evaluate, alert/beforeunload → accept, confirm/prompt → dismiss.
         let accept = matches!(params["type"].as_str(), Some("alert" | "beforeunload"));

@@ -253,6 +253,37 @@ async fn sessions_survive_with_their_uids() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_dialog_survives_the_restart() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("effects.html", None).await.expect("navigate");
+    let r = stack
+        .act(json!({ "action": "click", "tabId": tab, "selector": "#alert-btn" }))
+        .await
+        .expect("click opening an alert");
+    assert_eq!(r["dialog"]["type"], "alert");
+    stop_and_time(&stack, Duration::from_secs(5)).await;
+    // The new worker knows the dialog: it refuses at once instead of hanging on it.
+    let blocked = stack
+        .act(json!({ "action": "evaluate", "tabId": tab, "expression": "return 1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(blocked.code, "invalid_action", "{blocked}");
+    assert!(blocked.message.contains("handle_dialog"), "{blocked}");
+    let handled = stack
+        .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
+        .await
+        .expect("handle_dialog after the restart");
+    assert_eq!(handled["message"], "Saved!");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('after').textContent")
+            .await
+            .expect("act"),
+        "after alert"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_is_reported_and_the_extension_recovers() {
     let stack = Stack::start().await.expect("stack");
     let tab = stack.open("second.html", None).await.expect("navigate");
@@ -361,8 +392,30 @@ async fn worker_stop_to_ack_figures() {
                 .await
                 .expect("close the waker");
         }
-        let (ms, _) = stop_and_time(&stack, Duration::from_secs(40)).await;
-        without.push(ms);
+        let before = extension(&stack).await;
+        let stopped_at = epoch_ms();
+        stack.chromium.stop_extension_worker().await.expect("stop");
+        // While no worker runs: is the extension's debugger still attached to the
+        // session's tab? (`attached` = the target has a client; ours is the only one.)
+        let page = stack
+            .chromium
+            .targets()
+            .await
+            .expect("targets")
+            .into_iter()
+            .find(|t| t["type"] == "page" && t["url"] == stack.fixtures.url("basic.html"))
+            .expect("the session's page");
+        eprintln!(
+            "no worker running: session tab attached = {}",
+            page["attached"]
+        );
+        let after = reconnected(&stack, &before, Duration::from_secs(40)).await;
+        without.push(
+            after["connectedAt"]
+                .as_u64()
+                .unwrap()
+                .saturating_sub(stopped_at),
+        );
     }
     eprintln!(
         "worker stop → ack, alarm only (before this change): {}",
