@@ -285,13 +285,28 @@ async fn an_open_dialog_survives_the_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_is_reported_and_the_extension_recovers() {
-    let stack = Stack::start().await.expect("stack");
+    let stack = Arc::new(Stack::start().await.expect("stack"));
     let tab = stack.open("second.html", None).await.expect("navigate");
     let extract = stack
         .act(json!({ "action": "extract", "tabId": tab }))
         .await
         .expect("extract");
     let back = uid_named(&extract, "Back to basic");
+    // A request in flight in the instance that panics.
+    let in_flight = {
+        let stack = stack.clone();
+        let slow = "await new Promise((r) => setTimeout(r, 3000)); return 'finished'";
+        tokio::spawn(async move {
+            stack
+                .act(json!({ "action": "evaluate", "tabId": tab, "expression": slow }))
+                .await
+        })
+    };
+    let until = Instant::now() + Duration::from_secs(10);
+    while stack.status().await.expect("status")["inFlight"] != 1 {
+        assert!(Instant::now() < until, "the evaluate never went out");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let before = extension(&stack).await;
     let (_target, page) = stack.popup().await.expect("an extension page");
     // Fire and forget: the panicking instance never answers this message.
@@ -350,6 +365,16 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
     let status = worker_message(&stack, &page, json!({ "cmd": "status" })).await;
     assert_eq!(status["connection"]["state"], "connected", "{status}");
     assert_eq!(status["sessions"][0]["tabId"], tab, "{status}");
+    // The request of the dead instance: one answer, from the backend, when the new
+    // connection replaced the old one; the dead instance's late result goes nowhere.
+    let lost = in_flight.await.expect("task").unwrap_err();
+    assert_eq!(lost.code, "not_connected", "{lost}");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = stack.backend_log();
+    assert!(
+        !log.contains("not in flight") && !log.contains("sent on another connection"),
+        "a second answer reached the backend:\n{log}"
+    );
 }
 
 fn summary(runs: &mut [u64]) -> String {
