@@ -31,6 +31,21 @@ let readyWaiters = [];
 const MAX_RECOVERIES = 5;
 let recoveries = [];
 
+// The sockets the module opened (the glue calls `new WebSocket` at run time). After
+// a trap the dead instance's socket would stay open, and the backend would keep
+// sending requests into it until the new instance's connection replaced it;
+// closing it at once makes the backend answer its in-flight requests
+// `not_connected` and hold new ones (connect-wait) for the new connection.
+const liveSockets = new Set();
+self.WebSocket = new Proxy(self.WebSocket, {
+  construct(target, args) {
+    const socket = Reflect.construct(target, args);
+    liveSockets.add(socket);
+    socket.addEventListener('close', () => liveSockets.delete(socket));
+    return socket;
+  },
+});
+
 function isTrap(e) {
   return e instanceof WebAssembly.RuntimeError;
 }
@@ -68,6 +83,8 @@ function recover(error) {
   ready = false;
   console.error('browser-bridge: the wasm module trapped; restarting it:', report.message);
   chrome.storage.local.set({ lastPanic: report }).catch(() => {});
+  for (const socket of liveSockets) socket.close(1000, 'extension restarting after an internal error');
+  liveSockets.clear();
   if (recoveries.length > MAX_RECOVERIES) {
     console.error(`browser-bridge: ${recoveries.length} traps within a minute; not restarting again`);
     return;

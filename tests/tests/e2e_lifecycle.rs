@@ -318,6 +318,14 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
         )
         .await
         .expect("send the self-test");
+    // Sent while the instance dies: one answer either way — its result when the old
+    // instance answered first, `not_connected` when it reached the dead instance
+    // (the loader closes that socket at once), or the new instance's result when it
+    // came after the close (connect-wait).
+    match stack.act(json!({ "action": "list_tabs" })).await {
+        Ok(tabs) => assert!(tabs["tabs"].is_array()),
+        Err(e) => assert_eq!(e.code, "not_connected", "{e}"),
+    }
     let after = reconnected(&stack, &before, Duration::from_secs(5)).await;
     assert!(after["connectedAt"].is_u64());
     let report = stack
@@ -374,6 +382,10 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
     assert!(
         !log.contains("not in flight") && !log.contains("sent on another connection"),
         "a second answer reached the backend:\n{log}"
+    );
+    assert!(
+        !log.contains("connection replaced by a newer one"),
+        "the loader closed the dead instance's socket itself:\n{log}"
     );
 }
 
