@@ -122,13 +122,19 @@ fn on_storage_changed(args: &Array) {
 }
 
 /// A popup/options request (`chrome.runtime.sendMessage`): `{cmd: "status" |
-/// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic"}` (`panic`:
-/// the recovery self-test, [`lifecycle::panic_on_request`]); resolves to the status object
-/// `{connection, sessions, globalStop}`.
+/// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic" (with
+/// `sync?`)}` (`panic`: the recovery self-test, [`lifecycle::panic_on_request`]);
+/// resolves to the status object `{connection, sessions, globalStop}`.
 #[wasm_bindgen]
 pub fn popup_message(message: JsValue) -> Promise {
+    let message: Value = chrome::from_js(&message).unwrap_or_default();
+    if message["cmd"] == "panic" {
+        // Self-test of the panic recovery (lifecycle.rs, background.js): only this
+        // extension's own pages reach popup_message (the loader checks the sender),
+        // and the worker recovers within milliseconds.
+        lifecycle::panic_on_request(message["sync"] == true);
+    }
     future_to_promise(async move {
-        let message: Value = chrome::from_js(&message).unwrap_or_default();
         match message["cmd"].as_str() {
             Some("stop") => {
                 if let Some(tab) = message["tabId"].as_i64() {
@@ -142,10 +148,6 @@ pub fn popup_message(message: JsValue) -> Promise {
             Some("stopAll") => sessions::stop_all().await,
             Some("resume") => sessions::resume().await,
             Some("reconnect") => connection::reconnect_now(),
-            // Self-test of the panic recovery (lifecycle.rs, background.js): only
-            // this extension's own pages reach popup_message (the loader checks the
-            // sender), and the worker recovers within milliseconds.
-            Some("panic") => lifecycle::panic_on_request(),
             _ => {}
         }
         let status = json!({

@@ -226,10 +226,16 @@ pub fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     );
 }
 
-/// The recovery self-test (popup message `{cmd: "panic"}`, accepted only from this
-/// extension's own pages): panics in a task, as a bug in an action would.
-pub fn panic_on_request() {
+/// The recovery self-test (popup message `{cmd: "panic", sync?}`, accepted only
+/// from this extension's own pages): panics in a task, as a bug in an action would,
+/// or with `sync` at once, inside the call from JS.
+pub fn panic_on_request(sync: bool) {
+    const MESSAGE: &str =
+        "panic requested by the extension's own page (self-test of the recovery path)";
+    if sync {
+        panic!("{MESSAGE}");
+    }
     spawn_local(async {
-        panic!("panic requested by the extension's own page (self-test of the recovery path)");
+        panic!("{MESSAGE}");
     });
 }

@@ -373,6 +373,23 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
     let status = worker_message(&stack, &page, json!({ "cmd": "status" })).await;
     assert_eq!(status["connection"]["state"], "connected", "{status}");
     assert_eq!(status["sessions"][0]["tabId"], tab, "{status}");
+
+    // A panic inside a call from JS (not in a task) recovers the same way.
+    let before = extension(&stack).await;
+    stack
+        .chromium
+        .eval(
+            &page,
+            "chrome.runtime.sendMessage({ cmd: 'panic', sync: true }).catch(() => {}); return true",
+        )
+        .await
+        .expect("send the self-test");
+    reconnected(&stack, &before, Duration::from_secs(5)).await;
+    let hovered = stack
+        .act(json!({ "action": "hover", "uid": back }))
+        .await
+        .expect("act after the second panic");
+    assert_eq!(hovered["tabId"], tab);
     // The request of the dead instance: one answer, from the backend, when the new
     // connection replaced the old one; the dead instance's late result goes nowhere.
     let lost = in_flight.await.expect("task").unwrap_err();
