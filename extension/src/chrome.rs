@@ -50,6 +50,10 @@ extern "C" {
     fn storage_get_raw(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
     fn storage_set_raw(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = get)]
+    fn session_storage_get_raw(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = set)]
+    fn session_storage_set_raw(items: &JsValue) -> Result<Promise, JsValue>;
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "alarms"], js_name = create)]
     fn alarms_create_raw(name: &str, info: &JsValue) -> Result<Promise, JsValue>;
@@ -256,6 +260,20 @@ pub async fn storage_get(keys: &[&str]) -> Result<serde_json::Value, ChromeError
 /// `chrome.storage.local.set(items)`.
 pub async fn storage_set(items: &serde_json::Value) -> Result<(), ChromeError> {
     call(storage_set_raw(&to_js(items))).await.map(|_| ())
+}
+
+/// `chrome.storage.session.get(keys)` as a JSON object: memory kept by the browser
+/// across service-worker restarts, cleared when the browser or the extension
+/// restarts.
+pub async fn session_storage_get(keys: &[&str]) -> Result<serde_json::Value, ChromeError> {
+    from_js(&call(session_storage_get_raw(&to_js(keys))).await?)
+}
+
+/// `chrome.storage.session.set(items)`.
+pub async fn session_storage_set(items: &serde_json::Value) -> Result<(), ChromeError> {
+    call(session_storage_set_raw(&to_js(items)))
+        .await
+        .map(|_| ())
 }
 
 /// `chrome.alarms.create(name, {periodInMinutes})`.

@@ -32,6 +32,8 @@ pub fn spawn_request(request: Request) {
                 format!("{name}: no result within {timeout_ms} ms"),
             )),
         };
+        // Action counts and uids changed: keep them for a restarted worker.
+        crate::lifecycle::persist();
         connection::send_response(match outcome {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(id, error),
@@ -44,6 +46,8 @@ pub fn spawn_request(request: Request) {
 /// # Errors
 /// Any [`BridgeError`] of §4 that the extension produces.
 pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
+    // A restarted worker first takes back its sessions (lifecycle.rs).
+    crate::lifecycle::restored().await;
     if sessions::global_stopped() {
         return Err(BridgeError::new(
             ErrorCode::Cancelled,

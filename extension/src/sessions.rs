@@ -81,6 +81,22 @@ pub fn has_session(tab: TabId) -> bool {
     REG.with(|r| r.borrow().sessions.contains_key(&tab))
 }
 
+/// Adds a session taken back by a restarted worker (`crate::lifecycle::restore`).
+pub(crate) fn insert_session(session: Session) {
+    REG.with(|r| r.borrow_mut().sessions.insert(session.tab, session));
+}
+
+/// What `crate::lifecycle::persist` keeps of every live session.
+pub(crate) fn records() -> Vec<crate::lifecycle::Record> {
+    REG.with(|r| {
+        r.borrow()
+            .sessions
+            .values()
+            .map(crate::lifecycle::Record::of)
+            .collect()
+    })
+}
+
 /// Tabs with a session, sorted, with their agent-window flag.
 pub fn session_tabs() -> Vec<(TabId, bool)> {
     let mut tabs: Vec<_> = REG.with(|r| {
@@ -240,6 +256,20 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
             },
         )
     });
+    crate::lifecycle::persist();
+    prepare_tab(tab).await;
+    connection::send_event(Event::SessionStarted(SessionStarted {
+        tab_id: tab,
+        url,
+        agent_window,
+        started_at,
+    }));
+    Ok(())
+}
+
+/// The per-session CDP setup, run at attach and again when a restarted worker takes
+/// a session back (`crate::lifecycle`); failures are logged, not fatal.
+pub(crate) async fn prepare_tab(tab: TabId) {
     let setup = [
         ("Page.enable", json!({})),
         ("Inspector.enable", json!({})),
@@ -270,13 +300,6 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
             chrome::log(&format!("session setup on tab {tab}: {e}"));
         }
     }
-    connection::send_event(Event::SessionStarted(SessionStarted {
-        tab_id: tab,
-        url,
-        agent_window,
-        started_at,
-    }));
-    Ok(())
 }
 
 /// Only web pages may become sessions: `http(s):`, `about:` and tabs that have not
@@ -331,6 +354,7 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
         ),
     };
     fail_inflight(tab, &error);
+    crate::lifecycle::persist();
     if detach {
         spawn_local(async move {
             let _ = chrome::detach(tab.0).await;
@@ -418,6 +442,7 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         "Page.javascriptDialogOpening" => on_dialog_opening(tab, params),
         "Page.javascriptDialogClosed" => {
             with_session(tab, |s| s.dialog = None);
+            crate::lifecycle::persist();
         }
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
             let url = params["frame"]["url"]
@@ -428,6 +453,7 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
                 s.uids.invalidate();
                 s.url = url.clone();
             });
+            crate::lifecycle::persist();
             if check_blocklist(&url, Some(tab)).is_err() {
                 end_session(tab, SessionEndReason::DomainBlocked, true);
             }
@@ -476,6 +502,7 @@ fn on_dialog_opening(tab: TabId, params: &Value) {
         s.evaluating > 0
     })
     .unwrap_or(false);
+    crate::lifecycle::persist();
     if evaluating {
         // §7: during evaluate, alert/beforeunload → accept, confirm/prompt → dismiss.
         let accept = matches!(params["type"].as_str(), Some("alert" | "beforeunload"));
