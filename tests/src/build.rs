@@ -12,7 +12,8 @@ use anyhow::{Context, Result, anyhow, bail};
 /// Paths of the built pieces.
 #[derive(Debug, Clone)]
 pub struct Built {
-    /// `extension/dist/` (do not load it directly: [`Stack`] loads a copy).
+    /// `extension/dist/` (do not load it directly: [`crate::harness::Stack`] loads a
+    /// copy, see [`copy_extension`]).
     pub extension_dist: PathBuf,
     /// The `browser-bridge` binary.
     pub backend_bin: PathBuf,
