@@ -17,11 +17,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use browser_bridge_protocol::blocklist::blocked_domain;
+use browser_bridge_protocol::blocklist::Blocklist;
 use browser_bridge_protocol::event::{DomainBlocked, GlobalStop, SessionEnded, SessionStarted};
 use browser_bridge_protocol::page::uids::UidCache;
 use browser_bridge_protocol::result::DialogInfo;
-use browser_bridge_protocol::{BridgeError, ErrorCode, Event, SessionEndReason, TabId};
+use browser_bridge_protocol::{
+    BridgeError, ErrorCode, Event, SessionEndReason, TabId, check_url_scheme,
+};
 use futures::channel::oneshot;
 use futures::lock::Mutex;
 use serde_json::{Value, json};
@@ -55,6 +57,9 @@ pub struct Session {
     pub crashed: bool,
     /// When the session started (ms since the epoch).
     pub started_at: u64,
+    /// The main frame's CDP `frameId` (`Page.getFrameTree` at attach), to tell
+    /// main-frame document requests from iframe ones in `Fetch.requestPaused`.
+    pub main_frame: Option<String>,
 }
 
 #[derive(Default)]
@@ -64,7 +69,7 @@ struct Registry {
     inflight: HashMap<TabId, Vec<oneshot::Sender<BridgeError>>>,
     agent_window: Option<i64>,
     global_stop: bool,
-    blocklist: Vec<String>,
+    blocklist: Blocklist,
 }
 
 thread_local! {
@@ -134,9 +139,25 @@ pub fn global_stopped() -> bool {
     REG.with(|r| r.borrow().global_stop)
 }
 
-/// Replaces the blocklist (from storage key `blocklist`).
+/// Replaces the blocklist (from storage key `blocklist`), each entry canonicalised
+/// by the browser's own URL parser (IDNA, case, dots) once, here.
 pub fn set_blocklist(list: Vec<String>) {
+    let list = Blocklist::new(&list, browser_hostname);
     REG.with(|r| r.borrow_mut().blocklist = list);
+}
+
+/// `URL.hostname` as the browser's own WHATWG parser gives it — the parser that
+/// also reads the URL Chrome loads, so the check and the load cannot disagree on
+/// the host. `None` when `url` does not parse.
+fn browser_hostname(url: &str) -> Option<String> {
+    web_sys::Url::new(url).ok().map(|u| u.hostname())
+}
+
+/// The blocklist entry blocking `url`'s host, if any (`None` too for URLs without
+/// a host or that do not parse: they reach no host).
+fn blocking_domain(url: &str) -> Option<String> {
+    let host = browser_hostname(url)?;
+    REG.with(|r| r.borrow().blocklist.blocking(&host).map(str::to_owned))
 }
 
 /// Loads `blocklist`, `globalStop` and `agentWindowId` from storage (worker start).
@@ -169,23 +190,128 @@ pub fn apply_blocklist_value(value: &Value) {
     set_blocklist(list);
 }
 
-/// `domain_blocked` when `url` is on the blocklist (and the event is sent).
+/// `domain_blocked` when `url`'s host is on the blocklist (and the event is sent).
+/// For URLs the tab already shows; a URL to load goes through [`check_target_url`].
 ///
 /// # Errors
 /// `domain_blocked` naming the domain.
 pub fn check_blocklist(url: &str, tab: Option<TabId>) -> Result<(), BridgeError> {
-    let domain = REG.with(|r| blocked_domain(url, &r.borrow().blocklist));
-    let Some(domain) = domain else { return Ok(()) };
+    let Some(domain) = blocking_domain(url) else {
+        return Ok(());
+    };
+    Err(domain_blocked(tab, url, &domain))
+}
+
+/// Sends the `domain_blocked` event (§11) and returns the error to answer.
+fn domain_blocked(tab: Option<TabId>, url: &str, domain: &str) -> BridgeError {
     connection::send_event(Event::DomainBlocked(DomainBlocked {
         tab_id: tab,
         url: url.to_owned(),
-        domain: domain.clone(),
+        domain: domain.to_owned(),
         at: chrome::now_ms(),
     }));
-    Err(BridgeError::new(
+    BridgeError::new(
         ErrorCode::DomainBlocked,
         format!("{domain} is on the user's blocklist: do not retry, tell the user"),
-    ))
+    )
+}
+
+/// Checks a URL an action asks to load (`navigate`, `open_tab`, §5 and §10) and
+/// returns it as the browser's parser serialises it (`URL.href`): the caller loads
+/// that exact string, so what was checked is what Chrome loads.
+///
+/// # Errors
+/// `invalid_action` for a refused scheme or a URL that does not parse,
+/// `domain_blocked` when its host is on the blocklist.
+pub fn check_target_url(url: &str, tab: Option<TabId>) -> Result<String, BridgeError> {
+    check_url_scheme(url)?;
+    let parsed = web_sys::Url::new(url.trim()).map_err(|_| {
+        BridgeError::invalid_action(format!(
+            "url {url:?} is not a valid URL: give an absolute http:// or https:// URL"
+        ))
+    })?;
+    let href = parsed.href();
+    let domain = REG.with(|r| {
+        r.borrow()
+            .blocklist
+            .blocking(&parsed.hostname())
+            .map(str::to_owned)
+    });
+    match domain {
+        Some(domain) => Err(domain_blocked(tab, url, &domain)),
+        None => Ok(href),
+    }
+}
+
+/// Document requests (main frame and iframes, redirects included: each hop is a
+/// new request) pause before they leave, so that a blocked host is never
+/// contacted (`Fetch.enable`, answered in [`on_request_paused`]).
+fn fetch_patterns() -> Value {
+    json!({ "patterns": [
+        { "urlPattern": "*", "resourceType": "Document", "requestStage": "Request" }
+    ] })
+}
+
+/// `Fetch.requestPaused` (Document requests only, see [`fetch_patterns`]): every
+/// paused request is answered exactly once — continued when its host is allowed,
+/// failed (`BlockedByClient`) when blocked. A blocked main-frame request ends the
+/// session (`domain_blocked`, §10); a blocked iframe request makes the tab's
+/// in-flight requests answer `domain_blocked` and leaves the session running.
+/// Runs for tabs without a session too (a debugger adopted after a worker restart
+/// may still have `Fetch` enabled).
+fn on_request_paused(tab: TabId, params: &Value) {
+    let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
+        return;
+    };
+    let url = params["request"]["url"].as_str().unwrap_or_default();
+    let Some(domain) = blocking_domain(url) else {
+        spawn_local(async move {
+            if let Err(e) = cdp::send(
+                tab,
+                "Fetch.continueRequest",
+                json!({ "requestId": request_id }),
+            )
+            .await
+            {
+                chrome::log(&format!("Fetch.continueRequest on tab {tab}: {e}"));
+            }
+        });
+        return;
+    };
+    let frame = params["frameId"].as_str().unwrap_or_default();
+    // Unknown main frame: take the request as the main frame's (ends the session).
+    let main_frame =
+        with_session(tab, |s| s.main_frame.as_deref().is_none_or(|m| m == frame)).unwrap_or(true);
+    let error = domain_blocked(Some(tab), url, &domain);
+    if main_frame {
+        end_session(tab, SessionEndReason::DomainBlocked, false);
+    } else {
+        fail_inflight(
+            tab,
+            &BridgeError::new(
+                ErrorCode::DomainBlocked,
+                format!(
+                    "a frame of tab {tab} tried to load {url}: {}",
+                    error.message
+                ),
+            ),
+        );
+    }
+    spawn_local(async move {
+        let failed = cdp::send(
+            tab,
+            "Fetch.failRequest",
+            json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
+        )
+        .await;
+        if let Err(e) = failed {
+            chrome::log(&format!("Fetch.failRequest on tab {tab}: {e}"));
+        }
+        // Only now: detaching first would let Chrome continue the paused request.
+        if main_frame && !has_session(tab) {
+            let _ = chrome::detach(tab.0).await;
+        }
+    });
 }
 
 /// Attaches the debugger to `tab` and starts its session, unless it has one.
@@ -237,10 +363,12 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
                 url: url.clone(),
                 crashed: false,
                 started_at,
+                main_frame: None,
             },
         )
     });
     let setup = [
+        ("Fetch.enable", fetch_patterns()),
         ("Page.enable", json!({})),
         ("Inspector.enable", json!({})),
         (
@@ -269,6 +397,10 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         if let Err(e) = cdp::send(tab, method, params).await {
             chrome::log(&format!("session setup on tab {tab}: {e}"));
         }
+    }
+    if let Ok(tree) = cdp::send(tab, "Page.getFrameTree", json!({})).await {
+        let id = tree["frameTree"]["frame"]["id"].as_str().map(str::to_owned);
+        with_session(tab, |s| s.main_frame = id);
     }
     connection::send_event(Event::SessionStarted(SessionStarted {
         tab_id: tab,
@@ -419,14 +551,19 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         "Page.javascriptDialogClosed" => {
             with_session(tab, |s| s.dialog = None);
         }
+        "Fetch.requestPaused" => on_request_paused(tab, params),
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
             let url = params["frame"]["url"]
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
+            let frame = params["frame"]["id"].as_str().map(str::to_owned);
             with_session(tab, |s| {
                 s.uids.invalidate();
                 s.url = url.clone();
+                if frame.is_some() {
+                    s.main_frame = frame;
+                }
             });
             if check_blocklist(&url, Some(tab)).is_err() {
                 end_session(tab, SessionEndReason::DomainBlocked, true);
@@ -455,7 +592,8 @@ pub fn crashed_error(tab: TabId) -> BridgeError {
 pub fn always_routed(method: &str) -> bool {
     matches!(
         method,
-        "Page.javascriptDialogOpening"
+        "Fetch.requestPaused"
+            | "Page.javascriptDialogOpening"
             | "Page.javascriptDialogClosed"
             | "Page.frameNavigated"
             | "Inspector.targetCrashed"
