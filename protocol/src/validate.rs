@@ -167,6 +167,10 @@ pub fn check_url_scheme(url: &str) -> Result<(), BridgeError> {
     let scheme = lower.split_once(':').map(|(s, _)| s).unwrap_or("");
     Err(BridgeError::invalid_action(if scheme.is_empty() {
         format!("url {trimmed:?} has no scheme: give an absolute http:// or https:// URL")
+    } else if scheme == "http" || scheme == "https" {
+        format!("url {trimmed:?} lacks the `//` after `{scheme}:`: give {scheme}://host/…")
+    } else if scheme == "about" {
+        format!("url {trimmed:?} is not allowed: of the about: URLs only about:blank is")
     } else {
         format!("url scheme `{scheme}:` is not allowed: only http:, https: and about:blank")
     }))
