@@ -70,6 +70,10 @@ struct Registry {
     agent_window: Option<i64>,
     global_stop: bool,
     blocklist: Blocklist,
+    /// The stored blocklist was read (or a storage change delivered it). Until
+    /// then — a worker woken by a debugger event of a tab it had attached before
+    /// it stopped — paused document requests wait rather than pass an empty list.
+    blocklist_loaded: bool,
 }
 
 thread_local! {
@@ -143,7 +147,25 @@ pub fn global_stopped() -> bool {
 /// by the browser's own URL parser (IDNA, case, dots) once, here.
 pub fn set_blocklist(list: Vec<String>) {
     let list = Blocklist::new(&list, browser_hostname);
-    REG.with(|r| r.borrow_mut().blocklist = list);
+    REG.with(|r| {
+        let mut r = r.borrow_mut();
+        r.blocklist = list;
+        r.blocklist_loaded = true;
+    });
+}
+
+/// Longest wait for the stored blocklist before a paused request is decided with
+/// what is known (ms); reading `chrome.storage.local` takes a few ms.
+const BLOCKLIST_LOAD_WAIT_MS: u32 = 5_000;
+
+/// Resolves once the stored blocklist is loaded, or after
+/// [`BLOCKLIST_LOAD_WAIT_MS`].
+async fn blocklist_loaded() {
+    let mut waited = 0;
+    while !REG.with(|r| r.borrow().blocklist_loaded) && waited < BLOCKLIST_LOAD_WAIT_MS {
+        gloo_timers::future::TimeoutFuture::new(10).await;
+        waited += 10;
+    }
 }
 
 /// `URL.hostname` as the browser's own WHATWG parser gives it — the parser that
@@ -163,6 +185,8 @@ fn blocking_domain(url: &str) -> Option<String> {
 /// Loads `blocklist`, `globalStop` and `agentWindowId` from storage (worker start).
 pub async fn load_settings() {
     let Ok(s) = chrome::storage_get(&["blocklist", "globalStop", "agentWindowId"]).await else {
+        // Nothing to wait for any longer: decide with the list as it is.
+        REG.with(|r| r.borrow_mut().blocklist_loaded = true);
         return;
     };
     apply_blocklist_value(&s["blocklist"]);
@@ -260,6 +284,19 @@ fn fetch_patterns() -> Value {
 /// Runs for tabs without a session too (a debugger adopted after a worker restart
 /// may still have `Fetch` enabled).
 fn on_request_paused(tab: TabId, params: &Value) {
+    if !REG.with(|r| r.borrow().blocklist_loaded) {
+        let params = params.clone();
+        spawn_local(async move {
+            blocklist_loaded().await;
+            decide_paused_request(tab, &params);
+        });
+        return;
+    }
+    decide_paused_request(tab, params);
+}
+
+/// Continues or fails one paused request (see [`on_request_paused`]).
+fn decide_paused_request(tab: TabId, params: &Value) {
     let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
         return;
     };
