@@ -27,18 +27,22 @@ impl Blocklist {
     /// URL does not parse. Entries that are empty or do not parse as a host are
     /// dropped: no URL a browser loads could match them.
     pub fn new<S: AsRef<str>>(entries: &[S], hostname: impl Fn(&str) -> Option<String>) -> Self {
-        let mut domains: Vec<String> = entries
+        let mut domains: Vec<String> = Vec::new();
+        for domain in entries
             .iter()
             .filter_map(|entry| entry_url(entry.as_ref()))
             .filter_map(|url| hostname(&url))
             .filter_map(|host| host_key(&host))
-            .collect();
-        domains.sort();
-        domains.dedup();
+        {
+            // No sort/dedup: lists are short, and the sort code would grow the wasm.
+            if !domains.contains(&domain) {
+                domains.push(domain);
+            }
+        }
         Blocklist { domains }
     }
 
-    /// The canonical domains, sorted.
+    /// The canonical domains, in entry order, without duplicates.
     pub fn domains(&self) -> &[String] {
         &self.domains
     }
@@ -133,7 +137,11 @@ mod tests {
     #[test]
     fn subdomains_are_blocked_lookalikes_are_not() {
         let list = list(&["example.com", "  ", "https://Bank.test/login"]);
-        assert_eq!(list.domains(), ["bank.test", "example.com"]);
+        assert_eq!(list.domains(), ["example.com", "bank.test"]);
+        assert_eq!(
+            super::tests::list(&["a.test", "A.test.", "*.a.test"]).domains(),
+            ["a.test"]
+        );
         for url in [
             "https://example.com/",
             "https://a.b.example.com/x",
