@@ -283,42 +283,131 @@ fn fetch_patterns() -> Value {
 /// in-flight requests answer `domain_blocked` and leaves the session running.
 /// Runs for tabs without a session too (a debugger adopted after a worker restart
 /// may still have `Fetch` enabled).
-fn on_request_paused(tab: TabId, params: &Value) {
+fn on_request_paused(tab: TabId, child: Option<String>, params: &Value) {
     if !REG.with(|r| r.borrow().blocklist_loaded) {
         let params = params.clone();
         spawn_local(async move {
             blocklist_loaded().await;
-            decide_paused_request(tab, &params);
+            decide_paused_request(tab, child, &params);
         });
         return;
     }
-    decide_paused_request(tab, params);
+    decide_paused_request(tab, child, params);
 }
 
-/// Continues or fails one paused request (see [`on_request_paused`]).
-fn decide_paused_request(tab: TabId, params: &Value) {
+/// `Target.setAutoAttach` for a session tab and each of its child targets: an
+/// out-of-process iframe's own navigations are not seen by the tab's `Fetch`
+/// (only the navigation that creates the frame is), so each such frame gets
+/// `Fetch` too, before it runs (`waitForDebuggerOnStart`, see [`on_attached`]).
+fn auto_attach() -> Value {
+    json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
+}
+
+/// Sends one command to the tab (`child` `None`) or to one of its child targets.
+async fn send_to(
+    tab: TabId,
+    child: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Result<(), String> {
+    let Some(child) = child else {
+        return cdp::send(tab, method, params)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string());
+    };
+    let params = chrome::to_js(&params);
+    let command = Box::pin(chrome::send_session_command(tab.0, child, method, &params));
+    match futures::future::select(
+        command,
+        gloo_timers::future::TimeoutFuture::new(cdp::COMMAND_TIMEOUT_MS),
+    )
+    .await
+    {
+        futures::future::Either::Left((Ok(_), _)) => Ok(()),
+        futures::future::Either::Left((Err(e), _)) => Err(format!("{method}: {e}")),
+        futures::future::Either::Right(_) => Err(format!("{method}: no answer")),
+    }
+}
+
+/// `Target.attachedToTarget` (from the tab or from a child): an iframe target gets
+/// the same `Fetch` interception and auto-attach as the tab; every new target,
+/// whatever its type, is then let run (`Runtime.runIfWaitingForDebugger`), so that
+/// none stays paused.
+fn on_attached(tab: TabId, params: &Value) {
+    let Some(child) = params["sessionId"].as_str().map(str::to_owned) else {
+        return;
+    };
+    let iframe = params["targetInfo"]["type"] == "iframe";
+    let waiting = params["waitingForDebugger"] == true;
+    spawn_local(async move {
+        if iframe {
+            for (method, params) in [
+                ("Fetch.enable", fetch_patterns()),
+                ("Target.setAutoAttach", auto_attach()),
+            ] {
+                if let Err(e) = send_to(tab, Some(&child), method, params).await {
+                    chrome::log(&format!("child target of tab {tab}: {e}"));
+                }
+            }
+        }
+        if waiting
+            && let Err(e) = send_to(
+                tab,
+                Some(&child),
+                "Runtime.runIfWaitingForDebugger",
+                json!({}),
+            )
+            .await
+        {
+            chrome::log(&format!("child target of tab {tab}: {e}"));
+        }
+    });
+}
+
+/// Events of child targets (`chrome.debugger.onEvent` with a `sessionId`) that
+/// [`on_child_event`] handles.
+pub fn child_routed(method: &str) -> bool {
+    matches!(method, "Fetch.requestPaused" | "Target.attachedToTarget")
+}
+
+/// One event of a child target of `tab` (an out-of-process iframe, a worker).
+pub fn on_child_event(tab: TabId, child: &str, method: &str, params: &Value) {
+    match method {
+        "Fetch.requestPaused" => on_request_paused(tab, Some(child.to_owned()), params),
+        "Target.attachedToTarget" => on_attached(tab, params),
+        _ => {}
+    }
+}
+
+/// Continues or fails one paused request (see [`on_request_paused`]); `child` is
+/// the child target that paused it, `None` for the tab itself.
+fn decide_paused_request(tab: TabId, child: Option<String>, params: &Value) {
     let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
         return;
     };
     let url = params["request"]["url"].as_str().unwrap_or_default();
     let Some(domain) = blocking_domain(url) else {
         spawn_local(async move {
-            if let Err(e) = cdp::send(
+            let continued = send_to(
                 tab,
+                child.as_deref(),
                 "Fetch.continueRequest",
                 json!({ "requestId": request_id }),
             )
-            .await
-            {
-                chrome::log(&format!("Fetch.continueRequest on tab {tab}: {e}"));
+            .await;
+            if let Err(e) = continued {
+                chrome::log(&format!("tab {tab}: {e}"));
             }
         });
         return;
     };
     let frame = params["frameId"].as_str().unwrap_or_default();
-    // Unknown main frame: take the request as the main frame's (ends the session).
-    let main_frame =
-        with_session(tab, |s| s.main_frame.as_deref().is_none_or(|m| m == frame)).unwrap_or(true);
+    // A child target's requests are iframe requests. Unknown main frame: take the
+    // request as the main frame's (ends the session).
+    let main_frame = child.is_none()
+        && with_session(tab, |s| s.main_frame.as_deref().is_none_or(|m| m == frame))
+            .unwrap_or(true);
     let error = domain_blocked(Some(tab), url, &domain);
     if main_frame {
         end_session(tab, SessionEndReason::DomainBlocked, false);
@@ -335,14 +424,15 @@ fn decide_paused_request(tab: TabId, params: &Value) {
         );
     }
     spawn_local(async move {
-        let failed = cdp::send(
+        let failed = send_to(
             tab,
+            child.as_deref(),
             "Fetch.failRequest",
             json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
         )
         .await;
         if let Err(e) = failed {
-            chrome::log(&format!("Fetch.failRequest on tab {tab}: {e}"));
+            chrome::log(&format!("tab {tab}: {e}"));
         }
         // Only now: detaching first would let Chrome continue the paused request.
         if main_frame && !has_session(tab) {
@@ -406,6 +496,7 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
     });
     let setup = [
         ("Fetch.enable", fetch_patterns()),
+        ("Target.setAutoAttach", auto_attach()),
         ("Page.enable", json!({})),
         ("Inspector.enable", json!({})),
         (
@@ -588,7 +679,8 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         "Page.javascriptDialogClosed" => {
             with_session(tab, |s| s.dialog = None);
         }
-        "Fetch.requestPaused" => on_request_paused(tab, params),
+        "Fetch.requestPaused" => on_request_paused(tab, None, params),
+        "Target.attachedToTarget" => on_attached(tab, params),
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
             let url = params["frame"]["url"]
                 .as_str()
@@ -630,6 +722,7 @@ pub fn always_routed(method: &str) -> bool {
     matches!(
         method,
         "Fetch.requestPaused"
+            | "Target.attachedToTarget"
             | "Page.javascriptDialogOpening"
             | "Page.javascriptDialogClosed"
             | "Page.frameNavigated"

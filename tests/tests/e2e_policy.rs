@@ -310,6 +310,7 @@ impl RecordingServer {
         let app = Router::new()
             .route("/redirect", axum::routing::get(redirect))
             .route("/frame", axum::routing::get(frame))
+            .route("/hop", axum::routing::get(hop))
             .fallback(|| async { Html("<title>recorded</title><p>recorded</p>") })
             .layer(axum::middleware::from_fn_with_state(seen.clone(), record));
         let ip: IpAddr = ip.parse().expect("ip");
@@ -362,6 +363,14 @@ async fn frame(Query(q): Query<HashMap<String, String>>) -> Html<String> {
     let src = q["src"].replace('&', "&amp;").replace('"', "&quot;");
     Html(format!(
         "<title>framed</title><p>outer</p><iframe src=\"{src}\"></iframe>"
+    ))
+}
+
+/// A page that navigates itself to `to` after 300 ms (after its load event).
+async fn hop(Query(q): Query<HashMap<String, String>>) -> Html<String> {
+    let to = serde_json::to_string(&q["to"]).expect("json string");
+    Html(format!(
+        "<title>hop</title><script>setTimeout(() => location.href = {to}, 300)</script>"
     ))
 }
 
@@ -661,4 +670,55 @@ async fn redirects_and_iframes_to_a_blocked_host_never_reach_it() {
     let seen = allowed.requests();
     assert!(seen.iter().any(|r| r.contains("/redirect")), "{seen:?}");
     assert!(seen.iter().any(|r| r.contains("/frame")), "{seen:?}");
+}
+
+/// A cross-site iframe (an out-of-process frame under site isolation) that later
+/// navigates itself to a blocked host: the tab's own `Fetch` does not see that
+/// navigation (it belongs to the frame's target), the child target's does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cross_site_iframe_navigating_later_never_reaches_a_blocked_host() {
+    let stack = Stack::start().await.expect("stack");
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    let blocked = RecordingServer::start("127.0.0.1").await;
+    set_blocklist_applied(&stack, &["blocked.localhost"], "blocked.localhost").await;
+    let target = format!("http://blocked.localhost:{}/late", blocked.port());
+    let inner = format!(
+        "http://other.localhost:{}/hop?to={}",
+        allowed.port(),
+        encode(&target)
+    );
+    let page = format!(
+        "http://127.0.0.1:{}/frame?src={}",
+        allowed.port(),
+        encode(&inner)
+    );
+    let tab = allowed_tab(&stack).await;
+    let r = stack
+        .act(json!({ "action": "navigate", "tabId": tab, "url": page }))
+        .await;
+    r.expect("the framing page loads (the iframe navigates only later)");
+    let event = stack
+        .wait_event(Duration::from_secs(10), |e| {
+            e["event"] == "domain_blocked"
+                && e["tabId"] == tab
+                && e["url"].as_str().is_some_and(|u| u.ends_with("/late"))
+        })
+        .await
+        .expect("domain_blocked event for the iframe's own navigation");
+    assert_eq!(event["domain"], "blocked.localhost");
+    // The session goes on.
+    assert_eq!(
+        stack
+            .eval(tab, "return document.title")
+            .await
+            .expect("session alive"),
+        "framed"
+    );
+    let seen = allowed.requests();
+    assert!(seen.iter().any(|r| r.contains("/hop")), "{seen:?}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "blocked host contacted"
+    );
 }
