@@ -527,8 +527,17 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         }
     }
     if let Ok(tree) = cdp::send(tab, "Page.getFrameTree", json!({})).await {
-        let id = tree["frameTree"]["frame"]["id"].as_str().map(str::to_owned);
+        let frame = &tree["frameTree"]["frame"];
+        let id = frame["id"].as_str().map(str::to_owned);
         with_session(tab, |s| s.main_frame = id);
+        // The tab may have committed a blocked page between tabs.get and
+        // Page.enable (a popup opened by a session tab loads before we attach): no
+        // session may live on it.
+        if let Err(e) = check_blocklist(frame["url"].as_str().unwrap_or_default(), Some(tab)) {
+            REG.with(|r| r.borrow_mut().sessions.remove(&tab));
+            let _ = chrome::detach(tab.0).await;
+            return Err(e);
+        }
     }
     connection::send_event(Event::SessionStarted(SessionStarted {
         tab_id: tab,
