@@ -163,6 +163,20 @@ pub async fn send_command(
     call(debugger_send_command(&debuggee(tab_id), method, params)).await
 }
 
+/// `chrome.debugger.sendCommand({tabId, sessionId}, method, params)`: a command to
+/// a child target of the tab (an out-of-process iframe) attached through
+/// `Target.setAutoAttach` with `flatten`. No timeout, as [`send_command`].
+pub async fn send_session_command(
+    tab_id: i64,
+    session_id: &str,
+    method: &str,
+    params: &JsValue,
+) -> Result<JsValue, ChromeError> {
+    let target = debuggee(tab_id);
+    Reflect::set(&target, &"sessionId".into(), &session_id.into()).ok();
+    call(debugger_send_command(&target, method, params)).await
+}
+
 /// A `chrome.tabs.Tab`, the fields we read.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -118,8 +118,7 @@ async fn resolve_tab(action: &Action) -> Result<TabId, BridgeError> {
     }
     if sessions.is_empty() {
         if let Action::Navigate(p) = action {
-            browser_bridge_protocol::check_url_scheme(&p.url)?;
-            sessions::check_blocklist(&p.url, None)?;
+            sessions::check_target_url(&p.url, None)?;
             return actions::tabs::new_agent_tab().await;
         }
         return Err(BridgeError::new(

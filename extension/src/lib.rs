@@ -70,6 +70,17 @@ pub fn handle_event(name: &str, args: Array) {
             let Some(method) = args.get(1).as_string() else {
                 return;
             };
+            // An event of a child target (out-of-process iframe) of the tab.
+            if let Some(child) = Reflect::get(&args.get(0), &"sessionId".into())
+                .ok()
+                .and_then(|s| s.as_string())
+            {
+                if sessions::child_routed(&method) {
+                    let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
+                    sessions::on_child_event(tab, &child, &method, &params);
+                }
+                return;
+            }
             if sessions::always_routed(&method) || cdp::wanted(&method) {
                 let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
                 sessions::on_debugger_event(tab, &method, &params);

@@ -204,11 +204,14 @@ async fn restore_one(record: Record) {
         url,
         crashed: false,
         started_at: record.started_at,
+        main_frame: None,
     });
     if how == "re-attached" {
+        sessions::prepare_tab(tab).await;
+    } else {
         // A surviving attachment kept its CDP session and the domains enabled on
         // it; running the setup again would register the webdriver script twice.
-        sessions::prepare_tab(tab).await;
+        sessions::note_main_frame(tab).await;
     }
     chrome::log(&format!("session on tab {tab} restored (debugger {how})"));
 }
