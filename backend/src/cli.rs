@@ -70,7 +70,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
-    /// Accept only this extension id on /extension (chrome-extension://<ID>).
+    /// Accept only this extension id on /extension (chrome-extension://ID).
     #[arg(long, value_name = "ID")]
     pub extension_id: Option<String>,
     /// Lowest accepted extension protocol version (v5 is the oldest this build speaks).

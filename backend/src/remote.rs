@@ -156,7 +156,7 @@ impl RemoteBridge {
     }
 
     /// Names the config directory the token came from, so a refused token is
-    /// reported as "the token in <dir> does not match the serve on <addr>".
+    /// reported as "the token in DIR does not match the serve on ADDR".
     #[must_use]
     pub fn with_token_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.token_dir = Some(Arc::from(dir.into()));

@@ -137,7 +137,7 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), NotLoopb
 }
 
 /// `/extension`, `/v1/act`, `/v1/status` (the latter two behind
-/// [`http_api::require_auth`]), plus [`extra_routes`].
+/// [`http_api::require_auth`]), plus `extra_routes`.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/act", post(http_api::act))

@@ -197,14 +197,17 @@ async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let seen = seen.lock().unwrap();
-    for text in seen.upgrades.iter().chain(&seen.frames) {
+    let (upgrades, frames) = {
+        let seen = seen.lock().unwrap();
+        (seen.upgrades.clone(), seen.frames.clone())
+    };
+    for text in upgrades.iter().chain(&frames) {
         assert!(
             !text.contains(token),
             "the token reached the squatter: {text}"
         );
     }
-    for frame in &seen.frames {
+    for frame in &frames {
         let frame: serde_json::Value = serde_json::from_str(frame).expect("JSON frames");
         assert_eq!(
             frame["type"], "hello",
