@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use browser_bridge_protocol::{Message, auth};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
@@ -89,9 +90,18 @@ async fn main() {
         HeaderValue::from_static("chrome-extension://bench"),
     );
     let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let n_e = auth::encode_nonce(&rand::random());
     let hello = json!({"type":"hello","protocolVersion":browser_bridge_protocol::PROTOCOL_VERSION,
-        "extensionVersion":"bench","clientId":"bench","pairingToken":token});
+        "extensionVersion":"bench","clientId":"bench","nonce":n_e});
     ws.send(WsMessage::text(hello.to_string())).await.unwrap();
+    let challenge = ws.next().await.unwrap().unwrap();
+    let Ok(Message::Challenge(challenge)) = Message::decode(challenge.to_text().unwrap()) else {
+        panic!("expected a challenge: {challenge}")
+    };
+    let answer = auth::answer_challenge(&token, &n_e, &challenge).expect("backend proof");
+    ws.send(WsMessage::text(Message::Auth(answer).encode()))
+        .await
+        .unwrap();
     let ack = ws.next().await.unwrap().unwrap();
     assert!(ack.to_text().unwrap().contains("\"ack\""), "{ack}");
     let connected_rss = rss_kib(pid);

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use browser_bridge_protocol::{Action, BridgeError, ErrorCode, PROTOCOL_VERSION};
+use browser_bridge_protocol::{
+    Action, BridgeError, ErrorCode, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 use clap::{Args, Parser, Subcommand};
 
 use crate::bridge::Bridge;
@@ -68,11 +70,12 @@ pub struct ServeArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub config: ConfigArgs,
-    /// Accept only this extension id on /extension (chrome-extension://<ID>).
+    /// Accept only this extension id on /extension (chrome-extension://ID).
     #[arg(long, value_name = "ID")]
     pub extension_id: Option<String>,
-    /// Lowest accepted extension protocol version.
-    #[arg(long, value_name = "N", default_value_t = PROTOCOL_VERSION)]
+    /// Lowest accepted extension protocol version (v5 is the oldest this build speaks).
+    #[arg(long, value_name = "N", default_value_t = PROTOCOL_VERSION,
+          value_parser = clap::value_parser!(u32).range(i64::from(MIN_SUPPORTED_PROTOCOL_VERSION)..=i64::from(PROTOCOL_VERSION)))]
     pub min_protocol_version: u32,
     /// How long a request waits for an extension to connect: `5s`, `500ms`, `5`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
@@ -164,9 +167,11 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => return crate::agent::cli::run(args).await,
         Command::Verify(args) => return crate::agent::verify::run(args).await,
         Command::Serve(args) => serve(args).await,
-        Command::Mcp(args) => crate::mcp::stdio::run(args)
-            .await
-            .map_err(|e| internal(format!("{e:#}"))),
+        Command::Mcp(args) => crate::mcp::stdio::run(args).await.map_err(|e| {
+            // A refused proof keeps its code (`unauthorized`); the rest is internal.
+            e.downcast::<BridgeError>()
+                .unwrap_or_else(|e| internal(format!("{e:#}")))
+        }),
         Command::Pair(args) => pair(&args),
         Command::Act(args) => act(args).await,
         Command::Status(args) => status(args).await,

@@ -1,16 +1,24 @@
 //! The handshake of PROTOCOL.md §2 as a small pure state machine, and the Origin
 //! rule checked before the WebSocket upgrade.
 //!
-//! The socket task feeds it what arrived before `ack` ([`Input`]); it answers what to
-//! do ([`Step`]). No I/O here, so every branch is unit-tested.
+//! `hello` (with the extension's nonce `N_E`) → `challenge` (the backend's `N_B`
+//! and its proof `P_B`) → `auth` (the extension's proof `P_E`) → `ack`. The token
+//! never crosses the wire, and each side proves it knows it before the other
+//! trusts it. The socket task feeds the machine what arrived before `ack`
+//! ([`Input`]); it answers the next [`State`] and what to send. No I/O here (the
+//! caller draws `N_B`), so every branch is unit-tested.
 
-use browser_bridge_protocol::{BridgeError, ErrorCode, Hello, Message, check_version};
+use browser_bridge_protocol::version::MAX_HANDSHAKE_FRAME_BYTES;
+use browser_bridge_protocol::{
+    Auth, BridgeError, Challenge, ErrorCode, Hello, Message, auth, check_version,
+};
+use serde_json::Value;
 use subtle::ConstantTimeEq;
 
-/// What the backend accepts in a `hello`.
+/// What the backend accepts in a handshake.
 #[derive(Clone)]
 pub struct Policy {
-    /// The pairing token (compared in constant time, never logged).
+    /// The pairing token: the HMAC key of both proofs, never sent nor logged.
     pub token: String,
     /// Lowest accepted `protocolVersion` (`requiredMinProtocolVersion`).
     pub min_protocol_version: u32,
@@ -26,14 +34,14 @@ impl std::fmt::Debug for Policy {
     }
 }
 
-/// What arrived while waiting for `hello`.
+/// What arrived during the handshake.
 #[derive(Debug)]
 pub enum Input<'a> {
     /// A text frame.
     Text(&'a str),
     /// A binary frame (a protocol error, §1).
     Binary,
-    /// The hello timeout passed.
+    /// The handshake timeout passed.
     TimedOut,
     /// The peer closed or the socket failed.
     Closed,
@@ -42,9 +50,19 @@ pub enum Input<'a> {
 /// The handshake's state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum State {
-    /// Upgraded; nothing valid received yet.
-    AwaitingHello,
-    /// `hello` accepted: send `ack`, then serve requests.
+    /// Upgraded; nothing valid received yet. Holds `N_B`, drawn by the caller.
+    AwaitingHello {
+        /// The backend's nonce for this connection (43 base64url chars).
+        nonce: String,
+    },
+    /// `hello` accepted and `challenge` sent; waiting for `auth`.
+    AwaitingAuth {
+        /// The accepted `hello` (its `nonce` is `N_E`).
+        hello: Box<Hello>,
+        /// `N_B`.
+        nonce: String,
+    },
+    /// `auth` verified: send `ack`, then serve requests.
     Accepted(Box<Hello>),
     /// Refused: send `reject` with this error, then close.
     Rejected(BridgeError),
@@ -52,53 +70,153 @@ pub enum State {
     Closed(&'static str),
 }
 
-/// Applies one input to `AwaitingHello` and returns the next state. Any state other
-/// than `AwaitingHello` is terminal and returned unchanged.
-pub fn step(state: State, input: Input<'_>, policy: &Policy) -> State {
-    if state != State::AwaitingHello {
-        return state;
+impl State {
+    /// The first state of a connection whose backend nonce is `nonce`
+    /// ([`auth::encode_nonce`] of 32 fresh random bytes).
+    pub fn start(nonce: String) -> State {
+        State::AwaitingHello { nonce }
     }
-    match input {
-        Input::TimedOut => State::Closed("no hello within the handshake timeout"),
-        Input::Closed => State::Closed("peer closed before hello"),
-        Input::Binary => State::Rejected(BridgeError::invalid_request(
-            "binary frames are a protocol error; the first message must be a `hello` text frame",
-        )),
-        Input::Text(text) => match Message::decode(text) {
-            Ok(Message::Hello(hello)) => judge_hello(hello, policy),
-            Ok(other) => State::Rejected(BridgeError::invalid_request(format!(
+
+    /// Whether the handshake is still under way.
+    pub fn is_pending(&self) -> bool {
+        matches!(
+            self,
+            State::AwaitingHello { .. } | State::AwaitingAuth { .. }
+        )
+    }
+}
+
+/// The outcome of one input: the next state and the frame to send now, if any
+/// (the `challenge`, after a good `hello`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    /// The next state.
+    pub state: State,
+    /// A frame to send before waiting for more input.
+    pub send: Option<Message>,
+}
+
+impl From<State> for Transition {
+    fn from(state: State) -> Self {
+        Transition { state, send: None }
+    }
+}
+
+/// Applies one input. Terminal states (accepted, rejected, closed) are returned
+/// unchanged.
+pub fn step(state: State, input: Input<'_>, policy: &Policy) -> Transition {
+    if !state.is_pending() {
+        return state.into();
+    }
+    let text = match input {
+        Input::TimedOut => return State::Closed("no complete handshake within the timeout").into(),
+        Input::Closed => return State::Closed("peer closed during the handshake").into(),
+        Input::Binary => {
+            return reject(BridgeError::invalid_request(
+                "binary frames are a protocol error; the handshake is text frames",
+            ));
+        }
+        Input::Text(text) if text.len() > MAX_HANDSHAKE_FRAME_BYTES => {
+            return reject(BridgeError::invalid_request(format!(
+                "handshake frames are at most {MAX_HANDSHAKE_FRAME_BYTES} bytes, got {}",
+                text.len()
+            )));
+        }
+        Input::Text(text) => text,
+    };
+    match state {
+        State::AwaitingHello { nonce } => on_hello(text, nonce, policy),
+        State::AwaitingAuth { hello, nonce } => on_auth(text, hello, &nonce, policy),
+        terminal => terminal.into(),
+    }
+}
+
+fn reject(error: BridgeError) -> Transition {
+    State::Rejected(error).into()
+}
+
+fn on_hello(text: &str, n_b: String, policy: &Policy) -> Transition {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            return reject(BridgeError::invalid_request(format!(
+                "the first message must be a valid `hello`: not valid JSON: {e}"
+            )));
+        }
+    };
+    // The version is judged before the rest, so that an older peer (whose hello
+    // has another shape) is told to upgrade rather than that its hello is invalid.
+    if value.get("type").and_then(Value::as_str) == Some("hello")
+        && let Some(version) = value.get("protocolVersion").and_then(Value::as_u64)
+        && let Err(e) = check_version(
+            u32::try_from(version).unwrap_or(u32::MAX),
+            policy.min_protocol_version,
+        )
+    {
+        return reject(e);
+    }
+    let hello = match Message::from_value(value) {
+        Ok(Message::Hello(hello)) => hello,
+        Ok(other) => {
+            return reject(BridgeError::invalid_request(format!(
                 "the first message must be `hello`, got `{}`",
                 message_type(&other)
-            ))),
-            Err(e) => State::Rejected(BridgeError::invalid_request(format!(
+            )));
+        }
+        Err(e) => {
+            return reject(BridgeError::invalid_request(format!(
                 "the first message must be a valid `hello`: {}",
                 e.error.message
-            ))),
+            )));
+        }
+    };
+    if let Err(e) = auth::check_nonce("hello.nonce", &hello.nonce) {
+        return reject(e);
+    }
+    let proof = auth::backend_proof(&policy.token, &hello.nonce, &n_b);
+    Transition {
+        send: Some(Message::Challenge(Challenge {
+            nonce: n_b.clone(),
+            proof,
+        })),
+        state: State::AwaitingAuth {
+            hello: Box::new(hello),
+            nonce: n_b,
         },
     }
 }
 
-fn judge_hello(hello: Hello, policy: &Policy) -> State {
-    if let Err(e) = check_version(hello.protocol_version, policy.min_protocol_version) {
-        return State::Rejected(e);
+fn on_auth(text: &str, hello: Box<Hello>, n_b: &str, policy: &Policy) -> Transition {
+    let proof = match Message::decode(text) {
+        Ok(Message::Auth(Auth { proof })) => proof,
+        Ok(other) => {
+            return reject(BridgeError::invalid_request(format!(
+                "after `challenge` the extension must send `auth`, got `{}`",
+                message_type(&other)
+            )));
+        }
+        Err(e) => {
+            return reject(BridgeError::invalid_request(format!(
+                "after `challenge` the extension must send a valid `auth`: {}",
+                e.error.message
+            )));
+        }
+    };
+    if let Err(e) = auth::check_proof(&proof) {
+        return reject(BridgeError::invalid_request(format!("auth.{}", e.message)));
     }
-    let offered = hello.pairing_token.as_deref().unwrap_or("");
-    if offered.is_empty() {
-        return State::Rejected(BridgeError::new(
+    if !auth::verify_extension_proof(&policy.token, &hello.nonce, n_b, &proof) {
+        return reject(BridgeError::new(
             ErrorCode::Unauthorized,
-            "no pairing token: run `browser-bridge pair` and paste the token into the extension popup",
+            "the extension's proof does not match this backend's pairing token: run \
+             `browser-bridge pair` and give the extension that token",
         ));
     }
-    if !token_matches(offered, &policy.token) {
-        return State::Rejected(BridgeError::new(
-            ErrorCode::Unauthorized,
-            "wrong pairing token: run `browser-bridge pair` and paste the token into the extension popup",
-        ));
-    }
-    State::Accepted(Box::new(hello))
+    State::Accepted(hello).into()
 }
 
-/// Constant-time token comparison (the length is not secret: tokens have a fixed size).
+/// Constant-time comparison of a bearer token (HTTP API; the length is not
+/// secret: tokens have a fixed size).
 pub fn token_matches(offered: &str, expected: &str) -> bool {
     offered.len() == expected.len() && bool::from(offered.as_bytes().ct_eq(expected.as_bytes()))
 }
@@ -107,6 +225,8 @@ pub fn token_matches(offered: &str, expected: &str) -> bool {
 pub(crate) fn message_type(message: &Message) -> &'static str {
     match message {
         Message::Hello(_) => "hello",
+        Message::Challenge(_) => "challenge",
+        Message::Auth(_) => "auth",
         Message::Ack(_) => "ack",
         Message::Reject(_) => "reject",
         Message::Request(_) => "request",
@@ -160,81 +280,173 @@ mod tests {
 
     use super::*;
 
+    const TOKEN: &str = "s3cret-token";
+
     fn policy() -> Policy {
         Policy {
-            token: "s3cret-token".into(),
+            token: TOKEN.into(),
             min_protocol_version: PROTOCOL_VERSION,
         }
     }
 
-    fn hello(version: u32, token: Option<&str>) -> String {
-        let mut value = json!({"type":"hello","protocolVersion":version,"extensionVersion":"0.1.0","clientId":"c1"});
-        if let Some(token) = token {
-            value["pairingToken"] = json!(token);
-        }
-        value.to_string()
+    fn n_e() -> String {
+        auth::encode_nonce(&[7; auth::NONCE_BYTES])
     }
 
-    fn run(text: &str) -> State {
-        step(State::AwaitingHello, Input::Text(text), &policy())
+    fn n_b() -> String {
+        auth::encode_nonce(&[9; auth::NONCE_BYTES])
     }
 
-    fn rejected_code(state: State) -> ErrorCode {
-        match state {
-            State::Rejected(e) => e.code,
+    fn hello(version: u32) -> Value {
+        json!({"type":"hello","protocolVersion":version,"extensionVersion":"0.1.0",
+               "clientId":"c1","nonce":n_e()})
+    }
+
+    fn auth_frame(proof: &str) -> String {
+        json!({"type":"auth","proof":proof}).to_string()
+    }
+
+    fn after_hello(text: &str) -> Transition {
+        step(State::start(n_b()), Input::Text(text), &policy())
+    }
+
+    fn awaiting_auth() -> State {
+        let t = after_hello(&hello(PROTOCOL_VERSION).to_string());
+        assert!(matches!(t.state, State::AwaitingAuth { .. }), "{t:?}");
+        t.state
+    }
+
+    fn rejected(t: Transition) -> BridgeError {
+        assert!(t.send.is_none(), "a reject sends nothing else: {t:?}");
+        match t.state {
+            State::Rejected(e) => e,
             other => panic!("expected a reject, got {other:?}"),
         }
     }
 
     #[test]
-    fn accepts_a_good_hello() {
-        let State::Accepted(h) = run(&hello(PROTOCOL_VERSION, Some("s3cret-token"))) else {
-            panic!("not accepted")
+    fn a_good_hello_gets_a_challenge_with_the_backend_proof() {
+        let t = after_hello(&hello(PROTOCOL_VERSION).to_string());
+        let Some(Message::Challenge(challenge)) = t.send else {
+            panic!("no challenge: {t:?}")
+        };
+        assert_eq!(challenge.nonce, n_b());
+        assert!(auth::verify_backend_proof(
+            TOKEN,
+            &n_e(),
+            &n_b(),
+            &challenge.proof
+        ));
+        assert!(!challenge.proof.contains(TOKEN));
+    }
+
+    #[test]
+    fn a_good_auth_is_accepted() {
+        let proof = auth::extension_proof(TOKEN, &n_e(), &n_b());
+        let t = step(awaiting_auth(), Input::Text(&auth_frame(&proof)), &policy());
+        let State::Accepted(h) = t.state else {
+            panic!("not accepted: {t:?}")
         };
         assert_eq!(h.client_id, "c1");
+        assert!(t.send.is_none());
     }
 
     #[test]
-    fn rejects_versions_tokens_and_other_messages() {
-        assert_eq!(
-            rejected_code(run(&hello(PROTOCOL_VERSION + 1, Some("s3cret-token")))),
-            ErrorCode::ProtocolMismatch
-        );
-        assert_eq!(
-            rejected_code(run(&hello(PROTOCOL_VERSION - 1, Some("s3cret-token")))),
-            ErrorCode::ProtocolMismatch
-        );
-        assert_eq!(
-            rejected_code(run(&hello(PROTOCOL_VERSION, Some("s3cret-tokem")))),
-            ErrorCode::Unauthorized
-        );
-        assert_eq!(
-            rejected_code(run(&hello(PROTOCOL_VERSION, None))),
-            ErrorCode::Unauthorized
-        );
-        assert_eq!(
-            rejected_code(run(&hello(PROTOCOL_VERSION, Some("")))),
-            ErrorCode::Unauthorized
-        );
-        assert_eq!(
-            rejected_code(run(r#"{"type":"ping","nonce":1}"#)),
-            ErrorCode::InvalidRequest
-        );
-        assert_eq!(rejected_code(run("not json")), ErrorCode::InvalidRequest);
-        assert_eq!(
-            rejected_code(step(State::AwaitingHello, Input::Binary, &policy())),
-            ErrorCode::InvalidRequest
-        );
-        assert!(matches!(
-            step(State::AwaitingHello, Input::TimedOut, &policy()),
-            State::Closed(_)
+    fn wrong_proofs_are_unauthorized() {
+        let attempts = [
+            auth::extension_proof("s3cret-tokem", &n_e(), &n_b()),
+            // The backend's own proof reflected back.
+            auth::backend_proof(TOKEN, &n_e(), &n_b()),
+            // A proof replayed from a connection with another backend nonce.
+            auth::extension_proof(TOKEN, &n_e(), &auth::encode_nonce(&[1; 32])),
+        ];
+        for proof in attempts {
+            let e = rejected(step(
+                awaiting_auth(),
+                Input::Text(&auth_frame(&proof)),
+                &policy(),
+            ));
+            assert_eq!(e.code, ErrorCode::Unauthorized, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_or_out_of_order_messages_are_invalid_requests() {
+        let mut bad_nonce = hello(PROTOCOL_VERSION);
+        bad_nonce["nonce"] = json!("short");
+        let mut no_nonce = hello(PROTOCOL_VERSION);
+        no_nonce.as_object_mut().unwrap().remove("nonce");
+        let mut with_token = hello(PROTOCOL_VERSION);
+        with_token["pairingToken"] = json!(TOKEN);
+        for text in [
+            bad_nonce.to_string(),
+            no_nonce.to_string(),
+            with_token.to_string(),
+            auth_frame(&auth::extension_proof(TOKEN, &n_e(), &n_b())),
+            r#"{"type":"ping","nonce":1}"#.to_owned(),
+            "not json".to_owned(),
+        ] {
+            let e = rejected(after_hello(&text));
+            assert_eq!(e.code, ErrorCode::InvalidRequest, "{text}: {e:?}");
+        }
+        let e = rejected(after_hello(&with_token.to_string()));
+        assert!(e.message.contains("pairingToken"), "{}", e.message);
+        // After the challenge: a second hello, a malformed proof, anything else.
+        for text in [
+            hello(PROTOCOL_VERSION).to_string(),
+            auth_frame("too-short"),
+            auth_frame(&"!".repeat(43)),
+            r#"{"type":"auth"}"#.to_owned(),
+            r#"{"type":"pong","nonce":1}"#.to_owned(),
+        ] {
+            let e = rejected(step(awaiting_auth(), Input::Text(&text), &policy()));
+            assert_eq!(e.code, ErrorCode::InvalidRequest, "{text}: {e:?}");
+        }
+        for state in [State::start(n_b()), awaiting_auth()] {
+            let e = rejected(step(state, Input::Binary, &policy()));
+            assert_eq!(e.code, ErrorCode::InvalidRequest);
+        }
+    }
+
+    #[test]
+    fn other_versions_get_the_version_reason_first() {
+        // A v4 hello carries `pairingToken` and no nonce: still the version reason.
+        let v4 = json!({"type":"hello","protocolVersion":4,"extensionVersion":"0.1.0",
+                        "clientId":"c1","pairingToken":TOKEN});
+        let e = rejected(after_hello(&v4.to_string()));
+        assert_eq!(e.code, ErrorCode::ProtocolMismatch);
+        assert!(e.message.contains("update the extension"), "{}", e.message);
+        let e = rejected(after_hello(&hello(PROTOCOL_VERSION + 1).to_string()));
+        assert_eq!(e.code, ErrorCode::ProtocolMismatch);
+        assert!(e.message.contains("update the backend"), "{}", e.message);
+    }
+
+    #[test]
+    fn oversized_handshake_frames_are_refused_without_decoding() {
+        let mut big = hello(PROTOCOL_VERSION);
+        big["padding"] = json!("x".repeat(MAX_HANDSHAKE_FRAME_BYTES));
+        let e = rejected(after_hello(&big.to_string()));
+        assert_eq!(e.code, ErrorCode::InvalidRequest);
+        assert!(e.message.contains("at most"), "{}", e.message);
+        let big_auth = json!({"type":"auth","proof":"x".repeat(MAX_HANDSHAKE_FRAME_BYTES)});
+        let e = rejected(step(
+            awaiting_auth(),
+            Input::Text(&big_auth.to_string()),
+            &policy(),
         ));
+        assert_eq!(e.code, ErrorCode::InvalidRequest);
     }
 
     #[test]
-    fn terminal_states_stay() {
+    fn timeouts_and_closes_end_quietly_and_terminal_states_stay() {
+        for state in [State::start(n_b()), awaiting_auth()] {
+            let t = step(state, Input::TimedOut, &policy());
+            assert!(matches!(t.state, State::Closed(_)) && t.send.is_none());
+        }
+        let t = step(awaiting_auth(), Input::Closed, &policy());
+        assert!(matches!(t.state, State::Closed(_)));
         let done = State::Closed("x");
-        assert_eq!(step(done.clone(), Input::Text("{}"), &policy()), done);
+        assert_eq!(step(done.clone(), Input::Text("{}"), &policy()).state, done);
     }
 
     #[test]

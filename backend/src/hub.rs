@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Message, Request, RequestId, Response,
+    check_url_scheme,
 };
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
@@ -217,7 +218,15 @@ impl ExtensionHub {
 }
 
 impl Bridge for ExtensionHub {
+    /// Sends `action` to the extension and waits for its one answer. A `navigate` /
+    /// `open_tab` URL outside §5's schemes (`javascript:`, `file:`, `data:`,
+    /// `chrome:`, `about:` other than `about:blank`, …) answers `invalid_action`
+    /// here and is never sent: the extension checks again, but a URL that could
+    /// read local files or run script must not depend on one layer only.
     async fn act(&self, action: Action) -> ActOutcome {
+        if let Some(url) = action.url() {
+            check_url_scheme(url)?;
+        }
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Command::Act { action, reply })

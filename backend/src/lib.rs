@@ -8,7 +8,8 @@
 //! - [`server::router`]`(AppState) -> Router` and [`http_api::require_auth`] (the
 //!   Origin/Host/Bearer guard, an axum `from_fn_with_state` middleware).
 //! - [`hub::ExtensionHub`] and [`remote::RemoteBridge`] implement [`Bridge`];
-//!   [`remote::probe`] checks whether a `serve` answers.
+//!   [`remote::probe`] checks whether a `serve` answers and proves it knows the
+//!   token ([`http_hello`], PROTOCOL.md §2.1).
 //! - [`agent::run_task`]`(&bridge, &model, &RunOptions, &mut progress) -> FinalReport`:
 //!   the built-in agent (`run`, `verify`) over any [`Bridge`] and chat model.
 
@@ -20,6 +21,7 @@ pub mod config;
 pub mod events;
 pub mod handshake;
 pub mod http_api;
+pub mod http_hello;
 pub mod hub;
 pub mod log;
 pub mod mcp;
@@ -30,5 +32,5 @@ pub mod ws;
 
 pub use bridge::Bridge;
 pub use hub::ExtensionHub;
-pub use remote::{RemoteBridge, probe};
+pub use remote::{Probe, RemoteBridge, probe};
 pub use server::{AppState, ServeOptions, ServerHandle, run_serve, start_server};

@@ -1,10 +1,16 @@
 //! [`RemoteBridge`]: the [`Bridge`] of a running `serve`, reached over its HTTP API
-//! (`POST /v1/act` with the pairing token). Used by the CLI's `act`, and by `mcp`
-//! when a `serve` already answers ([`probe`]).
+//! (`POST /v1/act` with the pairing token). Used by the CLI's `act` and `status`,
+//! and by `mcp`, `run` and `verify` when a `serve` already answers ([`probe`]).
+//!
+//! The token is sent only to a server that proved it knows it (`GET /v1/hello`,
+//! PROTOCOL.md §2.1, [`crate::http_hello`]): whatever else holds the address gets
+//! one request without `Authorization` and the client refuses with `unauthorized`
+//! naming the address.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
@@ -12,12 +18,30 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 
 use crate::bridge::Bridge;
+use crate::http_hello::{ProofFailure, prove_server};
+
+/// How long the proof (`GET /v1/hello`) may take before a request.
+const PROOF_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long [`probe`] waits for the proof: it decides between forwarding and
+/// hosting, so a silent port must not hold `mcp` up.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Added to an action's deadline for the HTTP round trip, covering the server's
 /// connect-wait (5 s by default) and some slack.
 const CLIENT_SLACK: Duration = Duration::from_secs(15);
 
 /// A client of a running `serve`. Cheap to clone.
+///
+/// Before its first request that carries the token, it asks the server to prove
+/// it knows the token (`GET /v1/hello` with a fresh nonce, PROTOCOL.md §2.1) and
+/// refuses with `unauthorized` when the proof is wrong or missing. The proof is
+/// checked once per `RemoteBridge` (clones share it) and forgotten when a request
+/// fails to reach the server (it stopped or restarted), so the next request proves
+/// it again. What that leaves open: a program that takes the port after `serve`
+/// stopped, with no failed request in between, gets the token with the next
+/// request of a long-lived client (`mcp` forwarding, `run`); `act` and `status`
+/// make one request per process and always prove first.
 #[derive(Clone)]
 pub struct RemoteBridge {
     base: Arc<str>,
@@ -25,6 +49,8 @@ pub struct RemoteBridge {
     /// Where the token was read from, named when `serve` refuses it.
     token_dir: Option<Arc<Path>>,
     client: reqwest::Client,
+    /// True once the server at `base` proved it knows `token`.
+    proven: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RemoteBridge {
@@ -59,15 +85,78 @@ impl RemoteBridge {
             base: Arc::from(base_url.trim_end_matches('/')),
             token: Arc::from(token.into()),
             token_dir: None,
+            // No redirects: a proven server never sends one, and a redirect would
+            // take the token to an address that proved nothing.
             client: reqwest::Client::builder()
                 .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
+            proven: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Asks the server to prove it knows the token (`GET /v1/hello`, §2.1) unless
+    /// it already did for this client. Sends no token.
+    ///
+    /// # Errors
+    /// `not_connected` when nothing answers; `unauthorized` when what answers
+    /// gives no valid proof (the message names the address and the config
+    /// directory); `protocol_mismatch` for a serve of another protocol version.
+    pub async fn prove(&self) -> Result<(), BridgeError> {
+        self.check_proof(PROOF_TIMEOUT)
+            .await
+            .map_err(|failure| self.proof_error(failure))
+    }
+
+    async fn check_proof(&self, timeout: Duration) -> Result<(), ProofFailure> {
+        if self.proven.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        prove_server(&self.client, &self.base, &self.token, timeout).await?;
+        self.proven.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// The server went away (or never answered): prove it again next time.
+    fn forget_proof(&self) {
+        self.proven.store(false, Ordering::Release);
+    }
+
+    /// The error for a failed proof: says the token was not sent, names the
+    /// address and, when known, the config directory the token came from.
+    fn proof_error(&self, failure: ProofFailure) -> BridgeError {
+        let from = self
+            .token_dir
+            .as_ref()
+            .map(|dir| format!(" in {}", dir.display()))
+            .unwrap_or_default();
+        match failure {
+            ProofFailure::Unreachable(e) => self.unreachable(&e),
+            ProofFailure::Unproven(detail) => BridgeError::new(
+                ErrorCode::Unauthorized,
+                format!(
+                    "the program answering at {} did not prove it knows the pairing token{from} \
+                     ({detail}): the token was not sent. Either another program holds that \
+                     address, or a serve paired with another token answers there: then use \
+                     that serve's `--config-dir` (or $BROWSER_BRIDGE_CONFIG_DIR)",
+                    self.base
+                ),
+            ),
+            ProofFailure::OtherVersion(version) => BridgeError::new(
+                ErrorCode::ProtocolMismatch,
+                format!(
+                    "the serve at {} speaks protocol version {version}, this client {}: the \
+                     token was not sent; run the same browser-bridge version for both",
+                    self.base,
+                    browser_bridge_protocol::PROTOCOL_VERSION
+                ),
+            ),
         }
     }
 
     /// Names the config directory the token came from, so a refused token is
-    /// reported as "the token in <dir> does not match the serve on <addr>".
+    /// reported as "the token in DIR does not match the serve on ADDR".
     #[must_use]
     pub fn with_token_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.token_dir = Some(Arc::from(dir.into()));
@@ -105,12 +194,13 @@ impl RemoteBridge {
         )
     }
 
-    /// `GET /v1/status` as JSON.
+    /// `GET /v1/status` as JSON, after [`RemoteBridge::prove`].
     ///
     /// # Errors
-    /// `not_connected` when nothing answers; `unauthorized` on 401/403;
-    /// `internal_error` on any other failure.
+    /// As [`RemoteBridge::prove`]; `not_connected` when nothing answers;
+    /// `unauthorized` on 401/403; `internal_error` on any other failure.
     pub async fn status(&self) -> Result<serde_json::Value, BridgeError> {
+        self.prove().await?;
         let response = self
             .client
             .get(format!("{}/v1/status", self.base))
@@ -118,7 +208,10 @@ impl RemoteBridge {
             .timeout(Duration::from_secs(5))
             .send()
             .await
-            .map_err(|e| self.unreachable(&e))?;
+            .map_err(|e| {
+                self.forget_proof();
+                self.unreachable(&e)
+            })?;
         let status = response.status();
         let body = response.bytes().await.map_err(|e| self.unreachable(&e))?;
         if status.is_success() {
@@ -151,6 +244,7 @@ fn decode_error(status: StatusCode, body: &[u8]) -> BridgeError {
 
 impl Bridge for RemoteBridge {
     async fn act(&self, action: Action) -> Result<ActionResult, BridgeError> {
+        self.prove().await?;
         let timeout = Duration::from_millis(action.deadline_ms()) + CLIENT_SLACK;
         let response = self
             .client
@@ -161,6 +255,7 @@ impl Bridge for RemoteBridge {
             .send()
             .await
             .map_err(|e| {
+                self.forget_proof();
                 if e.is_timeout() {
                     BridgeError::new(
                         ErrorCode::Timeout,
@@ -181,43 +276,30 @@ impl Bridge for RemoteBridge {
     }
 }
 
-/// True when a `serve` at `addr` answers `GET /v1/status` with 200 for `token`
-/// (within 1 s). `mcp` uses it to reuse a running `serve`.
-pub async fn probe(addr: SocketAddr, token: &str) -> bool {
-    let Ok(client) = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(1))
-        .build()
-    else {
-        return false;
-    };
-    client
-        .get(format!("http://{addr}/v1/status"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .is_ok_and(|r| r.status() == StatusCode::OK)
+/// What [`probe`] found on an address.
+#[derive(Debug)]
+pub enum Probe {
+    /// A `serve` that proved it knows the token: the client to use (already proven).
+    Proven(RemoteBridge),
+    /// Nothing answers there (no connection, or silence for 1 s).
+    Absent,
+    /// Something answers but did not prove it knows the token, or speaks another
+    /// protocol version: the error to report (the token was not sent).
+    Refused(BridgeError),
 }
 
-/// True when a browser-bridge `serve` answers on `addr` at all, whatever its token:
-/// `GET /v1/status` without a token gets its 401 JSON error (within 1 s). Tells a
-/// port held by a serve with another pairing token from one held by something else.
-pub async fn serve_answers(addr: SocketAddr) -> bool {
-    let Ok(client) = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(1))
-        .build()
-    else {
-        return false;
-    };
-    let Ok(response) = client.get(format!("http://{addr}/v1/status")).send().await else {
-        return false;
-    };
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return false;
+/// Asks what answers on `addr` to prove it knows `token` (`GET /v1/hello`, §2.1,
+/// within 1 s), sending no token. `mcp`, `run` and `verify` use it to choose
+/// between forwarding to a running `serve` and hosting the extension WebSocket;
+/// `token_dir` is named in the refusal.
+pub async fn probe(addr: SocketAddr, token: &str, token_dir: Option<&Path>) -> Probe {
+    let mut bridge = RemoteBridge::new(addr, token);
+    if let Some(dir) = token_dir {
+        bridge = bridge.with_token_dir(dir);
     }
-    response
-        .bytes()
-        .await
-        .is_ok_and(|body| serde_json::from_slice::<ErrorBody>(&body).is_ok())
+    match bridge.check_proof(PROBE_TIMEOUT).await {
+        Ok(()) => Probe::Proven(bridge),
+        Err(ProofFailure::Unreachable(_)) => Probe::Absent,
+        Err(failure) => Probe::Refused(bridge.proof_error(failure)),
+    }
 }

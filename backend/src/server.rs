@@ -15,7 +15,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use browser_bridge_protocol::version::{HELLO_TIMEOUT_MS, IDLE_CLOSE_MS};
-use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use browser_bridge_protocol::{
+    MAX_MESSAGE_BYTES, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -38,7 +40,8 @@ pub struct ServeOptions {
     pub config_dir: Option<PathBuf>,
     /// Accept only `chrome-extension://<id>` with this id on `/extension`.
     pub extension_id: Option<String>,
-    /// Lowest accepted `hello.protocolVersion` (default `PROTOCOL_VERSION`).
+    /// Lowest accepted `hello.protocolVersion` (default `PROTOCOL_VERSION`); a value
+    /// below [`MIN_SUPPORTED_PROTOCOL_VERSION`] is raised to it (PROTOCOL.md §12).
     pub min_protocol_version: u32,
     /// How long a request waits for an extension to connect (default 5 s).
     pub connect_wait: Duration,
@@ -149,7 +152,7 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), NotLoopb
 }
 
 /// `/extension`, `/v1/act`, `/v1/status` (the latter two behind
-/// [`http_api::require_auth`]), plus [`extra_routes`].
+/// [`http_api::require_auth`]), plus `extra_routes`.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/act", post(http_api::act))
@@ -162,6 +165,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/extension", get(ws::extension_socket))
         .merge(api)
+        .merge(crate::http_hello::routes(&state))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(state)
 }
@@ -251,7 +255,9 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
         config: Arc::new(ServerConfig {
             config_dir: config_dir.clone(),
             extension_id: opts.extension_id.clone(),
-            min_protocol_version: opts.min_protocol_version,
+            min_protocol_version: opts
+                .min_protocol_version
+                .max(MIN_SUPPORTED_PROTOCOL_VERSION),
             hello_timeout: opts.hello_timeout,
             idle_timeout: opts.idle_timeout,
             send_timeout: opts.send_timeout,

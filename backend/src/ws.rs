@@ -23,7 +23,7 @@ use axum::extract::ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUp
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use browser_bridge_protocol::{
-    Ack, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION, Pong, Reject, Response as WireResponse,
+    Ack, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION, Pong, Reject, Response as WireResponse, auth,
 };
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
@@ -191,18 +191,19 @@ async fn serve_socket(mut socket: WebSocket, state: AppState) {
     state.hub.detach(conn);
 }
 
-/// Runs the handshake; `Some(hello)` after an accepted hello, `None` after a reject
-/// or close (already sent).
+/// Runs the handshake (§2: hello → challenge → auth → ack) within `timeout` as a
+/// whole; `Some(hello)` once the extension proved the token, `None` after a
+/// reject or close (already sent).
 async fn await_hello(
     socket: &mut WebSocket,
     policy: &Policy,
     timeout: Duration,
 ) -> Option<browser_bridge_protocol::Hello> {
     let deadline = Instant::now() + timeout;
-    let mut state = Handshake::AwaitingHello;
-    while state == Handshake::AwaitingHello {
+    let mut state = Handshake::start(auth::encode_nonce(&rand::random()));
+    while state.is_pending() {
         let frame = tokio::time::timeout_at(deadline, socket.recv()).await;
-        state = match frame {
+        let transition = match frame {
             Err(_) => handshake::step(state, Input::TimedOut, policy),
             Ok(None) => handshake::step(state, Input::Closed, policy),
             Ok(Some(Err(e))) => {
@@ -217,9 +218,16 @@ async fn await_hello(
             }
             Ok(Some(Ok(WsMessage::Binary(_)))) => handshake::step(state, Input::Binary, policy),
             // Control frames: tungstenite answers pings itself; keep waiting.
-            Ok(Some(Ok(WsMessage::Ping(_) | WsMessage::Pong(_)))) => state,
+            Ok(Some(Ok(WsMessage::Ping(_) | WsMessage::Pong(_)))) => state.into(),
             Ok(Some(Ok(WsMessage::Close(_)))) => handshake::step(state, Input::Closed, policy),
         };
+        state = transition.state;
+        if let Some(message) = transition.send {
+            let send = socket.send(WsMessage::text(message.encode()));
+            if !matches!(tokio::time::timeout_at(deadline, send).await, Ok(Ok(()))) {
+                return None;
+            }
+        }
     }
     match state {
         Handshake::Accepted(hello) => Some(*hello),
@@ -231,11 +239,11 @@ async fn await_hello(
             None
         }
         Handshake::Closed(why) => {
-            tracing::info!(reason = why, "handshake ended without hello");
+            tracing::info!(reason = why, "handshake ended");
             close(socket, CLOSE_POLICY, why).await;
             None
         }
-        Handshake::AwaitingHello => None,
+        Handshake::AwaitingHello { .. } | Handshake::AwaitingAuth { .. } => None,
     }
 }
 

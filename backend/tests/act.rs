@@ -66,8 +66,14 @@ async fn result_and_error_pass_through() {
         .await
         .unwrap_err();
     assert_eq!(error.code, ErrorCode::ElementStale);
-    assert!(browser_bridge::probe(server.addr, &server.token).await);
-    assert!(!browser_bridge::probe(server.addr, "wrong").await);
+    assert!(matches!(
+        browser_bridge::probe(server.addr, &server.token, None).await,
+        browser_bridge::Probe::Proven(_)
+    ));
+    assert!(matches!(
+        browser_bridge::probe(server.addr, "wrong", None).await,
+        browser_bridge::Probe::Refused(e) if e.code == ErrorCode::Unauthorized
+    ));
 }
 
 #[tokio::test]
@@ -104,6 +110,83 @@ async fn invalid_action_json_is_422_and_nothing_is_sent() {
         seen.load(Ordering::SeqCst),
         1,
         "only the valid action reached the extension"
+    );
+}
+
+/// §5: only http(s) and about:blank are loaded; anything else is refused by the
+/// backend itself, with a message naming the scheme, and never reaches the
+/// extension — through HTTP and through the hub that MCP, the CLI and the agent
+/// share.
+#[tokio::test]
+async fn non_web_url_schemes_are_refused_before_sending() {
+    let server = start(options()).await;
+    let ws = connect_extension(&server, "c").await;
+    wait_connected(&server, "c").await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let log = seen.clone();
+    let _ext = serve_requests(ws, move |request| {
+        log.lock().unwrap().push(request["action"].clone());
+        Some(json!({"type":"response","id":request["id"],
+            "result":{"action":"navigate","tabId":1,"url":"about:blank","title":""}}))
+    });
+    let client = http();
+    for (url, named) in [
+        ("javascript:alert(document.cookie)", "`javascript:`"),
+        ("JavaScript:alert(1)", "`javascript:`"),
+        ("  javascript:alert(1)", "`javascript:`"),
+        ("file:///etc/passwd", "`file:`"),
+        ("data:text/html,<script>alert(1)</script>", "`data:`"),
+        ("chrome://settings", "`chrome:`"),
+        (
+            "chrome-extension://abcdefghijklmnop/options.html",
+            "`chrome-extension:`",
+        ),
+        ("view-source:https://example.com/", "`view-source:`"),
+        ("blob:https://example.com/1", "`blob:`"),
+        ("about:srcdoc", "about:blank"),
+        ("about:version", "about:blank"),
+        ("https:example.com", "https://"),
+        ("example.com", "no scheme"),
+    ] {
+        for action in ["navigate", "open_tab"] {
+            let body = json!({ "action": action, "url": url }).to_string();
+            let (status, answer) = post_act(&client, &server, &body).await;
+            assert_eq!(status, 422, "{action} {url}: {answer}");
+            assert_eq!(answer["error"]["code"], "invalid_action", "{action} {url}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(named), "{action} {url}: {message}");
+        }
+        let via_hub = server
+            .hub
+            .act(Action::from_value(json!({ "action": "navigate", "url": url })).unwrap())
+            .await
+            .unwrap_err();
+        assert_eq!(via_hub.code, ErrorCode::InvalidAction, "{url}");
+    }
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "nothing reached the extension: {:?}",
+        seen.lock().unwrap()
+    );
+    // The allowed ones are sent.
+    for url in ["https://example.com/", "HTTP://127.0.0.1:9/", "about:blank"] {
+        let body = json!({ "action": "navigate", "url": url }).to_string();
+        let (status, answer) = post_act(&client, &server, &body).await;
+        assert_eq!(status, 200, "{url}: {answer}");
+    }
+    let sent: Vec<Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|a| a["url"].clone())
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            json!("https://example.com/"),
+            json!("HTTP://127.0.0.1:9/"),
+            json!("about:blank")
+        ]
     );
 }
 

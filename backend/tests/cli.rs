@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
 use browser_bridge_protocol::PROTOCOL_VERSION;
-use common::{EXT_ORIGIN, echo_evaluate, hello, recv, send};
+use common::{EXT_ORIGIN, echo_evaluate, handshake};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
@@ -102,8 +102,8 @@ async fn serve_act_status_pair_and_errors() {
         .headers_mut()
         .insert("Origin", HeaderValue::from_static(EXT_ORIGIN));
     let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    send(&mut ws, &hello(PROTOCOL_VERSION, "cli-ext", Some(&token))).await;
-    assert_eq!(recv(&mut ws).await.unwrap()["type"], "ack");
+    let ack = handshake(&mut ws, PROTOCOL_VERSION, "cli-ext", &token).await;
+    assert_eq!(ack.unwrap()["type"], "ack");
     let _ext = common::serve_requests(ws, echo_evaluate);
 
     let out = run(

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION, auth};
 use common::*;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
@@ -20,14 +20,30 @@ async fn expect_reject(ws: &mut Ws, code: &str) -> String {
 }
 
 #[tokio::test]
-async fn good_hello_is_acked_and_shows_in_status() {
+async fn good_handshake_is_acked_and_shows_in_status() {
     let server = start(options()).await;
     let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
-    send(
-        &mut ws,
-        &hello(PROTOCOL_VERSION, "client-a", Some(&server.token)),
-    )
-    .await;
+    let hello = hello(PROTOCOL_VERSION, "client-a");
+    send(&mut ws, &hello).await;
+    let challenge = recv(&mut ws).await.unwrap();
+    assert_eq!(challenge["type"], "challenge", "{challenge}");
+    let (n_e, n_b) = (
+        hello["nonce"].as_str().unwrap(),
+        challenge["nonce"].as_str().unwrap(),
+    );
+    assert_eq!(n_b.len(), auth::NONCE_CHARS);
+    assert!(
+        auth::verify_backend_proof(
+            &server.token,
+            n_e,
+            n_b,
+            challenge["proof"].as_str().unwrap()
+        ),
+        "the backend proves it knows the token: {challenge}"
+    );
+    assert!(!challenge.to_string().contains(&server.token));
+    let proof = auth::extension_proof(&server.token, n_e, n_b);
+    send(&mut ws, &json!({"type":"auth","proof":proof})).await;
     let ack = recv(&mut ws).await.unwrap();
     assert_eq!(ack["type"], "ack");
     assert_eq!(ack["protocolVersion"], PROTOCOL_VERSION);
@@ -56,69 +72,128 @@ async fn good_hello_is_acked_and_shows_in_status() {
 }
 
 #[tokio::test]
+async fn backend_nonces_are_fresh_per_connection() {
+    let server = start(options()).await;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..5 {
+        let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+        send(&mut ws, &hello(PROTOCOL_VERSION, "c")).await;
+        let challenge = recv(&mut ws).await.unwrap();
+        assert!(seen.insert(challenge["nonce"].as_str().unwrap().to_owned()));
+    }
+}
+
+#[tokio::test]
 async fn version_above_the_range_is_rejected() {
     let server = start(options()).await;
     let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
-    send(
-        &mut ws,
-        &hello(PROTOCOL_VERSION + 1, "c", Some(&server.token)),
-    )
-    .await;
+    send(&mut ws, &hello(PROTOCOL_VERSION + 1, "c")).await;
     let message = expect_reject(&mut ws, "protocol_mismatch").await;
     assert!(message.contains("update the backend"), "{message}");
     assert!(server.hub.status().await.extension.is_none());
 }
 
 #[tokio::test]
-async fn version_below_the_range_is_rejected_unless_allowed() {
+async fn a_v4_hello_gets_the_version_reason_even_with_a_lenient_minimum() {
+    // A v4 hello, as a v4 extension sent it: the token in the clear, no nonce.
     let server = start(options()).await;
+    let v4 = json!({"type":"hello","protocolVersion":4,"extensionVersion":"0.1.0",
+                    "clientId":"old","pairingToken":server.token});
     let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
-    send(
-        &mut ws,
-        &hello(PROTOCOL_VERSION - 1, "c", Some(&server.token)),
-    )
-    .await;
+    send(&mut ws, &v4).await;
     let message = expect_reject(&mut ws, "protocol_mismatch").await;
     assert!(message.contains("update the extension"), "{message}");
+    assert!(!message.contains(&server.token));
 
+    // v5 is the oldest version spoken: a lower configured minimum is raised to it.
     let lenient = start(browser_bridge::ServeOptions {
-        min_protocol_version: PROTOCOL_VERSION - 1,
+        min_protocol_version: 4,
         ..options()
     })
     .await;
     let mut ws = connect_raw(&lenient, Some(EXT_ORIGIN)).await.unwrap();
-    send(
-        &mut ws,
-        &hello(PROTOCOL_VERSION - 1, "old", Some(&lenient.token)),
-    )
-    .await;
-    assert_eq!(recv(&mut ws).await.unwrap()["type"], "ack");
+    send(&mut ws, &v4).await;
+    expect_reject(&mut ws, "protocol_mismatch").await;
 }
 
 #[tokio::test]
-async fn wrong_and_missing_tokens_are_unauthorized() {
+async fn a_hello_carrying_the_token_is_refused() {
+    let server = start(options()).await;
+    let mut with_token = hello(PROTOCOL_VERSION, "c");
+    with_token["pairingToken"] = json!(server.token);
+    let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+    send(&mut ws, &with_token).await;
+    let message = expect_reject(&mut ws, "invalid_request").await;
+    assert!(message.contains("pairingToken"), "{message}");
+    assert!(!message.contains(&server.token));
+}
+
+#[tokio::test]
+async fn a_wrong_extension_proof_is_unauthorized() {
     let server = start(options()).await;
     let mut wrong = server.token.clone();
     wrong.replace_range(0..1, if wrong.starts_with('A') { "B" } else { "A" });
-    for token in [Some(wrong.as_str()), None, Some("")] {
+    for token in [wrong.as_str(), ""] {
         let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
-        send(&mut ws, &hello(PROTOCOL_VERSION, "c", token)).await;
-        let message = expect_reject(&mut ws, "unauthorized").await;
+        let reply = handshake(&mut ws, PROTOCOL_VERSION, "c", token)
+            .await
+            .unwrap();
+        assert_eq!(reply["type"], "reject", "{reply}");
+        assert_eq!(reply["error"]["code"], "unauthorized", "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
         assert!(message.contains("browser-bridge pair"), "{message}");
         assert!(
             !message.contains(&server.token),
             "the token never appears in errors"
         );
+        assert_eq!(close_code(&mut ws).await, Some(1008));
     }
+    assert!(server.hub.status().await.extension.is_none());
 }
 
 #[tokio::test]
-async fn a_first_message_other_than_hello_is_invalid_request() {
+async fn an_auth_replayed_from_an_earlier_connection_is_refused() {
     let server = start(options()).await;
+    // A genuine extension's connection, recorded by an eavesdropper.
+    let hello = hello(PROTOCOL_VERSION, "victim");
+    let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+    let ack = handshake_with(&mut ws, &hello, &server.token)
+        .await
+        .unwrap();
+    assert_eq!(ack["type"], "ack");
+    drop(ws);
+    let mut first = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+    send(&mut first, &hello).await;
+    let challenge = recv(&mut first).await.unwrap();
+    let recorded = auth::extension_proof(
+        &server.token,
+        hello["nonce"].as_str().unwrap(),
+        challenge["nonce"].as_str().unwrap(),
+    );
+    drop(first);
+    // The attacker replays the same hello (same N_E) and the recorded auth.
+    let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+    send(&mut ws, &hello).await;
+    let challenge = recv(&mut ws).await.unwrap();
+    assert_eq!(challenge["type"], "challenge");
+    send(&mut ws, &json!({"type":"auth","proof":recorded})).await;
+    expect_reject(&mut ws, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn out_of_order_and_malformed_handshakes_are_invalid_requests() {
+    let server = start(options()).await;
+    let mut short_nonce = hello(PROTOCOL_VERSION, "c");
+    short_nonce["nonce"] = json!("abc");
+    let mut no_nonce = hello(PROTOCOL_VERSION, "c");
+    no_nonce.as_object_mut().unwrap().remove("nonce");
     for first in [
         json!({"type":"ping","nonce":1}),
+        json!({"type":"auth","proof":"x".repeat(43)}),
         json!({"type":"response","id":"x","result":{"action":"list_tabs","tabs":[]}}),
         json!({"hello":"no type"}),
+        short_nonce,
+        no_nonce,
     ] {
         let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
         send(&mut ws, &first).await;
@@ -127,6 +202,29 @@ async fn a_first_message_other_than_hello_is_invalid_request() {
     let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
     ws.send(WsMessage::binary(vec![1, 2, 3])).await.unwrap();
     expect_reject(&mut ws, "invalid_request").await;
+    // After the challenge: a second hello, a malformed proof, a request-like frame.
+    for second in [
+        hello(PROTOCOL_VERSION, "c"),
+        json!({"type":"auth","proof":"short"}),
+        json!({"type":"auth"}),
+        json!({"type":"ping","nonce":1}),
+    ] {
+        let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+        send(&mut ws, &hello(PROTOCOL_VERSION, "c")).await;
+        assert_eq!(recv(&mut ws).await.unwrap()["type"], "challenge");
+        send(&mut ws, &second).await;
+        expect_reject(&mut ws, "invalid_request").await;
+    }
+}
+
+#[tokio::test]
+async fn a_handshake_stalled_after_the_challenge_closes_without_ack() {
+    let server = start(options()).await; // handshake timeout 300 ms
+    let mut ws = connect_raw(&server, Some(EXT_ORIGIN)).await.unwrap();
+    send(&mut ws, &hello(PROTOCOL_VERSION, "c")).await;
+    assert_eq!(recv(&mut ws).await.unwrap()["type"], "challenge");
+    assert_eq!(close_code(&mut ws).await, Some(1008));
+    assert!(server.hub.status().await.extension.is_none());
 }
 
 #[tokio::test]

@@ -95,6 +95,8 @@ async fn a_busy_port_names_the_address_and_the_likely_serve() {
     assert!(message.contains("--listen 127.0.0.1:0"), "{message}");
 }
 
+/// The serve's proof of its token does not match the token `mcp` holds: `mcp`
+/// refuses (never sending its token) and says which address and directory.
 #[tokio::test]
 async fn mcp_on_the_port_of_a_serve_with_another_token_says_so() {
     let server = start(options()).await;
@@ -102,10 +104,14 @@ async fn mcp_on_the_port_of_a_serve_with_another_token_says_so() {
     let reached = reach(server.addr, Some(&other), Duration::ZERO)
         .await
         .unwrap();
-    let Reached::Unavailable(message) = reached else {
-        panic!("expected Unavailable, got {reached:?}")
+    let Reached::Refused(error) = reached else {
+        panic!("expected Refused, got {reached:?}")
     };
-    assert!(message.contains("another pairing token"), "{message}");
+    assert_eq!(error.code, ErrorCode::Unauthorized);
+    let message = error.message;
+    assert!(message.contains(&server.base_url()), "{message}");
+    assert!(message.contains(other.to_str().unwrap()), "{message}");
+    assert!(message.contains("paired with another token"), "{message}");
     assert!(message.contains("--config-dir"), "{message}");
     assert!(!message.contains("free the port"), "{message}");
 }

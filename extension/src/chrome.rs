@@ -50,6 +50,10 @@ extern "C" {
     fn storage_get_raw(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "local"], js_name = set)]
     fn storage_set_raw(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = get)]
+    fn session_storage_get_raw(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = set)]
+    fn session_storage_set_raw(items: &JsValue) -> Result<Promise, JsValue>;
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "alarms"], js_name = create)]
     fn alarms_create_raw(name: &str, info: &JsValue) -> Result<Promise, JsValue>;
@@ -61,6 +65,8 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
     fn random_uuid_raw() -> String;
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn get_random_values_raw(array: &js_sys::Uint8Array);
 }
 
 /// A rejected or missing `chrome.*` call; `message` is the JS error's message.
@@ -155,6 +161,20 @@ pub async fn send_command(
     params: &JsValue,
 ) -> Result<JsValue, ChromeError> {
     call(debugger_send_command(&debuggee(tab_id), method, params)).await
+}
+
+/// `chrome.debugger.sendCommand({tabId, sessionId}, method, params)`: a command to
+/// a child target of the tab (an out-of-process iframe) attached through
+/// `Target.setAutoAttach` with `flatten`. No timeout, as [`send_command`].
+pub async fn send_session_command(
+    tab_id: i64,
+    session_id: &str,
+    method: &str,
+    params: &JsValue,
+) -> Result<JsValue, ChromeError> {
+    let target = debuggee(tab_id);
+    Reflect::set(&target, &"sessionId".into(), &session_id.into()).ok();
+    call(debugger_send_command(&target, method, params)).await
 }
 
 /// A `chrome.tabs.Tab`, the fields we read.
@@ -256,6 +276,20 @@ pub async fn storage_set(items: &serde_json::Value) -> Result<(), ChromeError> {
     call(storage_set_raw(&to_js(items))).await.map(|_| ())
 }
 
+/// `chrome.storage.session.get(keys)` as a JSON object: memory kept by the browser
+/// across service-worker restarts, cleared when the browser or the extension
+/// restarts.
+pub async fn session_storage_get(keys: &[&str]) -> Result<serde_json::Value, ChromeError> {
+    from_js(&call(session_storage_get_raw(&to_js(keys))).await?)
+}
+
+/// `chrome.storage.session.set(items)`.
+pub async fn session_storage_set(items: &serde_json::Value) -> Result<(), ChromeError> {
+    call(session_storage_set_raw(&to_js(items)))
+        .await
+        .map(|_| ())
+}
+
 /// `chrome.alarms.create(name, {periodInMinutes})`.
 pub async fn alarms_create(name: &str, period_minutes: f64) -> Result<(), ChromeError> {
     let info = serde_json::json!({ "periodInMinutes": period_minutes });
@@ -281,6 +315,16 @@ pub fn extension_version() -> String {
         .and_then(|m| Reflect::get(&m, &"version".into()).ok())
         .and_then(|v| v.as_string())
         .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+}
+
+/// `N` bytes from `crypto.getRandomValues()` (a CSPRNG, as the handshake nonces
+/// of PROTOCOL.md §2 need).
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let array = js_sys::Uint8Array::new_with_length(N as u32);
+    get_random_values_raw(&array);
+    let mut bytes = [0u8; N];
+    array.copy_to(&mut bytes);
+    bytes
 }
 
 /// `crypto.randomUUID()`.

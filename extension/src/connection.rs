@@ -1,11 +1,16 @@
 //! The WebSocket to the backend (PROTOCOL.md §2–§3): settings from
-//! `chrome.storage.local`, hello/ack/reject, reconnect with backoff, keep-alive.
+//! `chrome.storage.local`, the mutual-proof handshake (hello → challenge → auth →
+//! ack/reject), reconnect with backoff, keep-alive.
 //!
 //! Storage keys (documented in README): `backendUrl` (default
 //! [`DEFAULT_BACKEND_URL`]), `pairingToken`, `clientId` (UUID made on first run),
 //! `fatalError` (set on `reject`, cleared when `pairingToken` or `backendUrl`
-//! changes). A `reject` is terminal until re-pairing; any other close reconnects
-//! with backoff 1 s doubling to 30 s with ±25 % jitter. While connected a `ping`
+//! changes). The token never leaves the extension: whatever answers on the address
+//! must first prove it knows it (`challenge`), else the socket is closed at once
+//! with nothing more sent, and nothing it sends is obeyed. A `reject` from a backend
+//! that proved itself is terminal until re-pairing; an unproven `reject` (the
+//! peer's version refusal, or an impostor's) and any other close reconnect with
+//! backoff 1 s doubling to 30 s with ±25 % jitter. While connected a `ping`
 //! goes out every 20 s (it also keeps the MV3 worker alive); `chrome.alarms` wakes
 //! the worker every 30 s and [`ensure_connected`] reconnects if needed.
 
@@ -13,7 +18,8 @@ use std::cell::RefCell;
 
 use browser_bridge_protocol::version::PING_INTERVAL_MS;
 use browser_bridge_protocol::{
-    BridgeError, Event, EventMessage, Hello, Message, PROTOCOL_VERSION, Ping, Pong, Response,
+    BridgeError, Challenge, Event, EventMessage, Hello, Message, PROTOCOL_VERSION, Ping, Pong,
+    Response, auth,
 };
 use gloo_timers::future::TimeoutFuture;
 use serde_json::{Value, json};
@@ -36,8 +42,10 @@ const MAX_QUEUED_EVENTS: usize = 200;
 pub enum State {
     /// No pairing token stored.
     Unpaired,
-    /// Socket opening or hello sent, no ack yet.
+    /// Socket opening or hello sent; the backend has not proved itself yet.
     Connecting,
+    /// The backend proved it knows the token (`challenge`); `auth` sent, no ack yet.
+    Authenticating,
     /// `ack` received.
     Connected,
     /// Closed; a reconnect is scheduled.
@@ -50,7 +58,7 @@ impl State {
     fn name(&self) -> &'static str {
         match self {
             State::Unpaired => "unpaired",
-            State::Connecting => "connecting",
+            State::Connecting | State::Authenticating => "connecting",
             State::Connected => "connected",
             State::Disconnected => "disconnected",
             State::Fatal => "fatal",
@@ -85,6 +93,16 @@ struct Conn {
     connected_at: Option<u64>,
     next_nonce: u64,
     queued: Vec<String>,
+    /// The token and `N_E` of the handshake under way (dropped at `ack`).
+    pending: Option<Pending>,
+    /// When a peer on the address last failed to prove the token (ms since the
+    /// epoch; cleared at `ack`), for the popup and the pairing page.
+    refused_at: Option<u64>,
+}
+
+struct Pending {
+    token: String,
+    n_e: String,
 }
 
 thread_local! {
@@ -99,6 +117,8 @@ thread_local! {
         connected_at: None,
         next_nonce: 1,
         queued: Vec::new(),
+        pending: None,
+        refused_at: None,
     });
 }
 
@@ -192,11 +212,12 @@ async fn connect() {
             return set_state(generation, State::Fatal, message, false);
         }
     };
+    let n_e = auth::encode_nonce(&chrome::random_bytes());
     let hello = Message::Hello(Hello {
         protocol_version: PROTOCOL_VERSION,
         extension_version: chrome::extension_version(),
         client_id,
-        pairing_token: Some(token),
+        nonce: n_e.clone(),
         user_agent: chrome::user_agent(),
     })
     .encode();
@@ -226,6 +247,7 @@ async fn connect() {
                 _on_message: on_message,
                 _on_close: on_close,
             });
+            c.pending = Some(Pending { token, n_e });
             c.reason = format!("connecting to {url}");
         }
     });
@@ -254,6 +276,7 @@ fn set_state(generation: u32, state: State, reason: String, retry: bool) {
         c.reason = reason;
         retire(c.socket.take());
         c.connected_at = None;
+        c.pending = None;
         true
     });
     if current && retry {
@@ -296,8 +319,19 @@ fn schedule_reconnect(generation: u32) {
 fn on_text(generation: u32, text: &str) {
     let state = CONN.with(|c| c.borrow().state.clone());
     match Message::decode(text) {
-        Ok(Message::Ack(_)) if state == State::Connecting => on_ack(generation),
-        Ok(Message::Reject(reject)) => on_reject(generation, reject.error),
+        Ok(Message::Challenge(challenge)) if state == State::Connecting => {
+            on_challenge(generation, &challenge);
+        }
+        Ok(Message::Ack(_)) if state == State::Authenticating => on_ack(generation),
+        Ok(Message::Reject(reject)) if state == State::Authenticating => {
+            on_reject(generation, reject.error);
+        }
+        Ok(Message::Reject(reject)) if state == State::Connecting => {
+            on_unproven_reject(generation, reject.error);
+        }
+        // Anything else before the backend proved itself is an impostor's (or a
+        // broken peer's): obey nothing, send nothing more, and try again later.
+        _ if state == State::Connecting => impostor(generation),
         Ok(_) if state != State::Connected => chrome::log("message before ack ignored"),
         Ok(Message::Request(request)) => crate::dispatch::spawn_request(request),
         Ok(Message::Ping(Ping { nonce })) => send_text(&Message::Pong(Pong { nonce }).encode()),
@@ -313,6 +347,61 @@ fn on_text(generation: u32, text: &str) {
     }
 }
 
+/// §2 step 3: answers `auth` when `P_B` proves the backend knows the token, else
+/// closes at once without sending anything.
+fn on_challenge(generation: u32, challenge: &Challenge) {
+    let answer = CONN.with(|c| {
+        let c = c.borrow();
+        let pending = c.pending.as_ref()?;
+        auth::answer_challenge(&pending.token, &pending.n_e, challenge)
+    });
+    let Some(answer) = answer else {
+        return impostor(generation);
+    };
+    CONN.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.generation == generation {
+            c.state = State::Authenticating;
+        }
+    });
+    send_text(&Message::Auth(answer).encode());
+}
+
+/// The peer on the backend address did not prove it knows the pairing token.
+fn impostor(generation: u32) {
+    let url = CONN.with(|c| {
+        let mut c = c.borrow_mut();
+        c.refused_at = Some(chrome::now_ms());
+        c.backend_url.clone()
+    });
+    chrome::log(&format!(
+        "{url} did not prove it knows the pairing token; closed without sending it"
+    ));
+    set_state(
+        generation,
+        State::Disconnected,
+        format!(
+            "the program on {url} does not know the pairing token (another program, or a \
+             backend paired with another token): nothing was sent to it; retrying"
+        ),
+        true,
+    );
+}
+
+/// A `reject` before the backend proved itself (a version refusal, or anyone on
+/// the address): shown, but not terminal, since an impostor could send it.
+fn on_unproven_reject(generation: u32, error: BridgeError) {
+    chrome::log(&format!(
+        "refused before the backend proved itself: {error}"
+    ));
+    set_state(
+        generation,
+        State::Disconnected,
+        format!("{}: {}; retrying", error.code, error.message),
+        true,
+    );
+}
+
 fn short(text: &str) -> &str {
     &text[..browser_bridge_protocol::text::floor_char_boundary(text, 200)]
 }
@@ -321,6 +410,8 @@ fn on_ack(generation: u32) {
     let queued = CONN.with(|c| {
         let mut c = c.borrow_mut();
         c.state = State::Connected;
+        c.pending = None;
+        c.refused_at = None;
         c.attempts = 0;
         c.connected_at = Some(chrome::now_ms());
         c.reason = format!("connected to {}", c.backend_url);
@@ -398,7 +489,8 @@ pub fn send_event(event: Event) {
 }
 
 /// The measured state for the popup: `{state, reason, backendUrl, lastPongAt,
-/// connectedAt}` (ms since the epoch).
+/// connectedAt, refusedAt}` (ms since the epoch; `refusedAt`: when a peer on the
+/// address last failed to prove the pairing token).
 pub fn status() -> Value {
     CONN.with(|c| {
         let c = c.borrow();
@@ -408,6 +500,7 @@ pub fn status() -> Value {
             "backendUrl": c.backend_url,
             "lastPongAt": c.last_pong_at,
             "connectedAt": c.connected_at,
+            "refusedAt": c.refused_at,
         })
     })
 }

@@ -32,6 +32,8 @@ pub fn spawn_request(request: Request) {
                 format!("{name}: no result within {timeout_ms} ms"),
             )),
         };
+        // Action counts and uids changed: keep them for a restarted worker.
+        crate::lifecycle::persist();
         connection::send_response(match outcome {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(id, error),
@@ -44,6 +46,8 @@ pub fn spawn_request(request: Request) {
 /// # Errors
 /// Any [`BridgeError`] of §4 that the extension produces.
 pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
+    // A restarted worker first takes back its sessions (lifecycle.rs).
+    crate::lifecycle::restored().await;
     if sessions::global_stopped() {
         return Err(BridgeError::new(
             ErrorCode::Cancelled,
@@ -114,8 +118,7 @@ async fn resolve_tab(action: &Action) -> Result<TabId, BridgeError> {
     }
     if sessions.is_empty() {
         if let Action::Navigate(p) = action {
-            browser_bridge_protocol::check_url_scheme(&p.url)?;
-            sessions::check_blocklist(&p.url, None)?;
+            sessions::check_target_url(&p.url, None)?;
             return actions::tabs::new_agent_tab().await;
         }
         return Err(BridgeError::new(

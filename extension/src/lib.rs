@@ -17,6 +17,7 @@ pub mod chrome;
 pub mod connection;
 pub mod dispatch;
 pub mod extract;
+pub mod lifecycle;
 pub mod page_tools;
 pub mod runtime;
 pub mod sessions;
@@ -34,17 +35,26 @@ const KEEPALIVE_ALARM_MINUTES: f64 = 0.5;
 const IDLE_DETECTION_SECONDS: u32 = 300;
 
 /// Entry point, called by the loader once the module is initialised (on every
-/// worker start): loads settings, connects, arms the keep-alive alarm.
+/// worker start, and again after the loader re-instantiated the module following a
+/// panic): installs the panic hook, loads settings, connects, takes back the
+/// sessions a previous worker left (lifecycle.rs), arms the keep-alive alarm.
+///
+/// The promise resolves once the sessions are restored; the loader queues chrome.*
+/// events until then, so none reaches a session that is not back yet.
 #[wasm_bindgen]
-pub fn start() {
+pub fn start() -> Promise {
+    std::panic::set_hook(Box::new(lifecycle::on_panic));
     chrome::idle_set_detection_interval(IDLE_DETECTION_SECONDS);
-    wasm_bindgen_futures::spawn_local(async {
+    lifecycle::begin_restore();
+    future_to_promise(async {
         sessions::load_settings().await;
         connection::ensure_connected();
+        lifecycle::restore().await;
         if let Err(e) = chrome::alarms_create("keepalive", KEEPALIVE_ALARM_MINUTES).await {
             chrome::log(&format!("alarms.create: {e}"));
         }
-    });
+        Ok(JsValue::UNDEFINED)
+    })
 }
 
 /// One chrome.* event forwarded by the loader: `name` is the loader's label,
@@ -60,6 +70,17 @@ pub fn handle_event(name: &str, args: Array) {
             let Some(method) = args.get(1).as_string() else {
                 return;
             };
+            // An event of a child target (out-of-process iframe) of the tab.
+            if let Some(child) = Reflect::get(&args.get(0), &"sessionId".into())
+                .ok()
+                .and_then(|s| s.as_string())
+            {
+                if sessions::child_routed(&method) {
+                    let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
+                    sessions::on_child_event(tab, &child, &method, &params);
+                }
+                return;
+            }
             if sessions::always_routed(&method) || cdp::wanted(&method) {
                 let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
                 sessions::on_debugger_event(tab, &method, &params);
@@ -112,12 +133,19 @@ fn on_storage_changed(args: &Array) {
 }
 
 /// A popup/options request (`chrome.runtime.sendMessage`): `{cmd: "status" |
-/// "stop" (with tabId) | "stopAll" | "resume"}`; resolves to the status object
-/// `{connection, sessions, globalStop}`.
+/// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic" (with
+/// `sync?`)}` (`panic`: the recovery self-test, [`lifecycle::panic_on_request`]);
+/// resolves to the status object `{connection, sessions, globalStop}`.
 #[wasm_bindgen]
 pub fn popup_message(message: JsValue) -> Promise {
+    let message: Value = chrome::from_js(&message).unwrap_or_default();
+    if message["cmd"] == "panic" {
+        // Self-test of the panic recovery (lifecycle.rs, background.js): only this
+        // extension's own pages reach popup_message (the loader checks the sender),
+        // and the worker recovers within milliseconds.
+        lifecycle::panic_on_request(message["sync"] == true);
+    }
     future_to_promise(async move {
-        let message: Value = chrome::from_js(&message).unwrap_or_default();
         match message["cmd"].as_str() {
             Some("stop") => {
                 if let Some(tab) = message["tabId"].as_i64() {

@@ -17,11 +17,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use browser_bridge_protocol::blocklist::blocked_domain;
+use browser_bridge_protocol::blocklist::Blocklist;
 use browser_bridge_protocol::event::{DomainBlocked, GlobalStop, SessionEnded, SessionStarted};
 use browser_bridge_protocol::page::uids::UidCache;
 use browser_bridge_protocol::result::DialogInfo;
-use browser_bridge_protocol::{BridgeError, ErrorCode, Event, SessionEndReason, TabId};
+use browser_bridge_protocol::{
+    BridgeError, ErrorCode, Event, SessionEndReason, TabId, check_url_scheme,
+};
 use futures::channel::oneshot;
 use futures::lock::Mutex;
 use serde_json::{Value, json};
@@ -55,6 +57,9 @@ pub struct Session {
     pub crashed: bool,
     /// When the session started (ms since the epoch).
     pub started_at: u64,
+    /// The main frame's CDP `frameId` (`Page.getFrameTree` at attach), to tell
+    /// main-frame document requests from iframe ones in `Fetch.requestPaused`.
+    pub main_frame: Option<String>,
 }
 
 #[derive(Default)]
@@ -64,7 +69,11 @@ struct Registry {
     inflight: HashMap<TabId, Vec<oneshot::Sender<BridgeError>>>,
     agent_window: Option<i64>,
     global_stop: bool,
-    blocklist: Vec<String>,
+    blocklist: Blocklist,
+    /// The stored blocklist was read (or a storage change delivered it). Until
+    /// then — a worker woken by a debugger event of a tab it had attached before
+    /// it stopped — paused document requests wait rather than pass an empty list.
+    blocklist_loaded: bool,
 }
 
 thread_local! {
@@ -79,6 +88,22 @@ pub fn with_session<R>(tab: TabId, f: impl FnOnce(&mut Session) -> R) -> Option<
 /// Whether `tab` has a session.
 pub fn has_session(tab: TabId) -> bool {
     REG.with(|r| r.borrow().sessions.contains_key(&tab))
+}
+
+/// Adds a session taken back by a restarted worker (`crate::lifecycle::restore`).
+pub(crate) fn insert_session(session: Session) {
+    REG.with(|r| r.borrow_mut().sessions.insert(session.tab, session));
+}
+
+/// What `crate::lifecycle::persist` keeps of every live session.
+pub(crate) fn records() -> Vec<crate::lifecycle::Record> {
+    REG.with(|r| {
+        r.borrow()
+            .sessions
+            .values()
+            .map(crate::lifecycle::Record::of)
+            .collect()
+    })
 }
 
 /// Tabs with a session, sorted, with their agent-window flag.
@@ -134,14 +159,50 @@ pub fn global_stopped() -> bool {
     REG.with(|r| r.borrow().global_stop)
 }
 
-/// Replaces the blocklist (from storage key `blocklist`).
+/// Replaces the blocklist (from storage key `blocklist`), each entry canonicalised
+/// by the browser's own URL parser (IDNA, case, dots) once, here.
 pub fn set_blocklist(list: Vec<String>) {
-    REG.with(|r| r.borrow_mut().blocklist = list);
+    let list = Blocklist::new(&list, browser_hostname);
+    REG.with(|r| {
+        let mut r = r.borrow_mut();
+        r.blocklist = list;
+        r.blocklist_loaded = true;
+    });
+}
+
+/// Longest wait for the stored blocklist before a paused request is decided with
+/// what is known (ms); reading `chrome.storage.local` takes a few ms.
+const BLOCKLIST_LOAD_WAIT_MS: u32 = 5_000;
+
+/// Resolves once the stored blocklist is loaded, or after
+/// [`BLOCKLIST_LOAD_WAIT_MS`].
+async fn blocklist_loaded() {
+    let mut waited = 0;
+    while !REG.with(|r| r.borrow().blocklist_loaded) && waited < BLOCKLIST_LOAD_WAIT_MS {
+        gloo_timers::future::TimeoutFuture::new(10).await;
+        waited += 10;
+    }
+}
+
+/// `URL.hostname` as the browser's own WHATWG parser gives it — the parser that
+/// also reads the URL Chrome loads, so the check and the load cannot disagree on
+/// the host. `None` when `url` does not parse.
+fn browser_hostname(url: &str) -> Option<String> {
+    web_sys::Url::new(url).ok().map(|u| u.hostname())
+}
+
+/// The blocklist entry blocking `url`'s host, if any (`None` too for URLs without
+/// a host or that do not parse: they reach no host).
+fn blocking_domain(url: &str) -> Option<String> {
+    let host = browser_hostname(url)?;
+    REG.with(|r| r.borrow().blocklist.blocking(&host).map(str::to_owned))
 }
 
 /// Loads `blocklist`, `globalStop` and `agentWindowId` from storage (worker start).
 pub async fn load_settings() {
     let Ok(s) = chrome::storage_get(&["blocklist", "globalStop", "agentWindowId"]).await else {
+        // Nothing to wait for any longer: decide with the list as it is.
+        REG.with(|r| r.borrow_mut().blocklist_loaded = true);
         return;
     };
     apply_blocklist_value(&s["blocklist"]);
@@ -169,23 +230,231 @@ pub fn apply_blocklist_value(value: &Value) {
     set_blocklist(list);
 }
 
-/// `domain_blocked` when `url` is on the blocklist (and the event is sent).
+/// `domain_blocked` when `url`'s host is on the blocklist (and the event is sent).
+/// For URLs the tab already shows; a URL to load goes through [`check_target_url`].
 ///
 /// # Errors
 /// `domain_blocked` naming the domain.
 pub fn check_blocklist(url: &str, tab: Option<TabId>) -> Result<(), BridgeError> {
-    let domain = REG.with(|r| blocked_domain(url, &r.borrow().blocklist));
-    let Some(domain) = domain else { return Ok(()) };
+    let Some(domain) = blocking_domain(url) else {
+        return Ok(());
+    };
+    Err(domain_blocked(tab, url, &domain))
+}
+
+/// Sends the `domain_blocked` event (§11) and returns the error to answer.
+fn domain_blocked(tab: Option<TabId>, url: &str, domain: &str) -> BridgeError {
     connection::send_event(Event::DomainBlocked(DomainBlocked {
         tab_id: tab,
         url: url.to_owned(),
-        domain: domain.clone(),
+        domain: domain.to_owned(),
         at: chrome::now_ms(),
     }));
-    Err(BridgeError::new(
+    BridgeError::new(
         ErrorCode::DomainBlocked,
         format!("{domain} is on the user's blocklist: do not retry, tell the user"),
-    ))
+    )
+}
+
+/// Checks a URL an action asks to load (`navigate`, `open_tab`, §5 and §10) and
+/// returns it as the browser's parser serialises it (`URL.href`): the caller loads
+/// that exact string, so what was checked is what Chrome loads.
+///
+/// # Errors
+/// `invalid_action` for a refused scheme or a URL that does not parse,
+/// `domain_blocked` when its host is on the blocklist.
+pub fn check_target_url(url: &str, tab: Option<TabId>) -> Result<String, BridgeError> {
+    check_url_scheme(url)?;
+    let parsed = web_sys::Url::new(url.trim()).map_err(|_| {
+        BridgeError::invalid_action(format!(
+            "url {url:?} is not a valid URL: give an absolute http:// or https:// URL"
+        ))
+    })?;
+    let href = parsed.href();
+    let domain = REG.with(|r| {
+        r.borrow()
+            .blocklist
+            .blocking(&parsed.hostname())
+            .map(str::to_owned)
+    });
+    match domain {
+        Some(domain) => Err(domain_blocked(tab, url, &domain)),
+        None => Ok(href),
+    }
+}
+
+/// Document requests (main frame and iframes, redirects included: each hop is a
+/// new request) pause before they leave, so that a blocked host is never
+/// contacted (`Fetch.enable`, answered in [`on_request_paused`]).
+fn fetch_patterns() -> Value {
+    json!({ "patterns": [
+        { "urlPattern": "*", "resourceType": "Document", "requestStage": "Request" }
+    ] })
+}
+
+/// `Fetch.requestPaused` (Document requests only, see [`fetch_patterns`]): every
+/// paused request is answered exactly once — continued when its host is allowed,
+/// failed (`BlockedByClient`) when blocked. A blocked main-frame request ends the
+/// session (`domain_blocked`, §10); a blocked iframe request makes the tab's
+/// in-flight requests answer `domain_blocked` and leaves the session running.
+/// Runs for tabs without a session too (a debugger adopted after a worker restart
+/// may still have `Fetch` enabled).
+fn on_request_paused(tab: TabId, child: Option<String>, params: &Value) {
+    if !REG.with(|r| r.borrow().blocklist_loaded) {
+        let params = params.clone();
+        spawn_local(async move {
+            blocklist_loaded().await;
+            decide_paused_request(tab, child, &params);
+        });
+        return;
+    }
+    decide_paused_request(tab, child, params);
+}
+
+/// `Target.setAutoAttach` for a session tab and each of its child targets: an
+/// out-of-process iframe's own navigations are not seen by the tab's `Fetch`
+/// (only the navigation that creates the frame is), so each such frame gets
+/// `Fetch` too, before it runs (`waitForDebuggerOnStart`, see [`on_attached`]).
+fn auto_attach() -> Value {
+    json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
+}
+
+/// Sends one command to the tab (`child` `None`) or to one of its child targets.
+async fn send_to(
+    tab: TabId,
+    child: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Result<(), String> {
+    let Some(child) = child else {
+        return cdp::send(tab, method, params)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string());
+    };
+    let params = chrome::to_js(&params);
+    let command = Box::pin(chrome::send_session_command(tab.0, child, method, &params));
+    match futures::future::select(
+        command,
+        gloo_timers::future::TimeoutFuture::new(cdp::COMMAND_TIMEOUT_MS),
+    )
+    .await
+    {
+        futures::future::Either::Left((Ok(_), _)) => Ok(()),
+        futures::future::Either::Left((Err(e), _)) => Err(format!("{method}: {e}")),
+        futures::future::Either::Right(_) => Err(format!("{method}: no answer")),
+    }
+}
+
+/// `Target.attachedToTarget` (from the tab or from a child): an iframe target gets
+/// the same `Fetch` interception and auto-attach as the tab; every new target,
+/// whatever its type, is then let run (`Runtime.runIfWaitingForDebugger`), so that
+/// none stays paused.
+fn on_attached(tab: TabId, params: &Value) {
+    let Some(child) = params["sessionId"].as_str().map(str::to_owned) else {
+        return;
+    };
+    let iframe = params["targetInfo"]["type"] == "iframe";
+    let waiting = params["waitingForDebugger"] == true;
+    spawn_local(async move {
+        if iframe {
+            for (method, params) in [
+                ("Fetch.enable", fetch_patterns()),
+                ("Target.setAutoAttach", auto_attach()),
+            ] {
+                if let Err(e) = send_to(tab, Some(&child), method, params).await {
+                    chrome::log(&format!("child target of tab {tab}: {e}"));
+                }
+            }
+        }
+        if waiting
+            && let Err(e) = send_to(
+                tab,
+                Some(&child),
+                "Runtime.runIfWaitingForDebugger",
+                json!({}),
+            )
+            .await
+        {
+            chrome::log(&format!("child target of tab {tab}: {e}"));
+        }
+    });
+}
+
+/// Events of child targets (`chrome.debugger.onEvent` with a `sessionId`) that
+/// [`on_child_event`] handles.
+pub fn child_routed(method: &str) -> bool {
+    matches!(method, "Fetch.requestPaused" | "Target.attachedToTarget")
+}
+
+/// One event of a child target of `tab` (an out-of-process iframe, a worker).
+pub fn on_child_event(tab: TabId, child: &str, method: &str, params: &Value) {
+    match method {
+        "Fetch.requestPaused" => on_request_paused(tab, Some(child.to_owned()), params),
+        "Target.attachedToTarget" => on_attached(tab, params),
+        _ => {}
+    }
+}
+
+/// Continues or fails one paused request (see [`on_request_paused`]); `child` is
+/// the child target that paused it, `None` for the tab itself.
+fn decide_paused_request(tab: TabId, child: Option<String>, params: &Value) {
+    let Some(request_id) = params["requestId"].as_str().map(str::to_owned) else {
+        return;
+    };
+    let url = params["request"]["url"].as_str().unwrap_or_default();
+    let Some(domain) = blocking_domain(url) else {
+        spawn_local(async move {
+            let continued = send_to(
+                tab,
+                child.as_deref(),
+                "Fetch.continueRequest",
+                json!({ "requestId": request_id }),
+            )
+            .await;
+            if let Err(e) = continued {
+                chrome::log(&format!("tab {tab}: {e}"));
+            }
+        });
+        return;
+    };
+    let frame = params["frameId"].as_str().unwrap_or_default();
+    // A child target's requests are iframe requests. Unknown main frame: take the
+    // request as the main frame's (ends the session).
+    let main_frame = child.is_none()
+        && with_session(tab, |s| s.main_frame.as_deref().is_none_or(|m| m == frame))
+            .unwrap_or(true);
+    let error = domain_blocked(Some(tab), url, &domain);
+    if main_frame {
+        end_session(tab, SessionEndReason::DomainBlocked, false);
+    } else {
+        fail_inflight(
+            tab,
+            &BridgeError::new(
+                ErrorCode::DomainBlocked,
+                format!(
+                    "a frame of tab {tab} tried to load {url}: {}",
+                    error.message
+                ),
+            ),
+        );
+    }
+    spawn_local(async move {
+        let failed = send_to(
+            tab,
+            child.as_deref(),
+            "Fetch.failRequest",
+            json!({ "requestId": request_id, "errorReason": "BlockedByClient" }),
+        )
+        .await;
+        if let Err(e) = failed {
+            chrome::log(&format!("tab {tab}: {e}"));
+        }
+        // Only now: detaching first would let Chrome continue the paused request.
+        if main_frame && !has_session(tab) {
+            let _ = chrome::detach(tab.0).await;
+        }
+    });
 }
 
 /// Attaches the debugger to `tab` and starts its session, unless it has one.
@@ -237,10 +506,38 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
                 url: url.clone(),
                 crashed: false,
                 started_at,
+                main_frame: None,
             },
         )
     });
+    crate::lifecycle::persist();
+    let committed = prepare_tab(tab).await;
+    // The tab may have committed a blocked page between tabs.get and Page.enable
+    // (a popup opened by a session tab loads before we attach): no session may
+    // live on it.
+    if let Err(e) = check_blocklist(committed.as_deref().unwrap_or_default(), Some(tab)) {
+        REG.with(|r| r.borrow_mut().sessions.remove(&tab));
+        crate::lifecycle::persist();
+        let _ = chrome::detach(tab.0).await;
+        return Err(e);
+    }
+    connection::send_event(Event::SessionStarted(SessionStarted {
+        tab_id: tab,
+        url,
+        agent_window,
+        started_at,
+    }));
+    Ok(())
+}
+
+/// The per-session CDP setup, run at attach and again when a restarted worker takes
+/// a session back (`crate::lifecycle`); failures are logged, not fatal. Records the
+/// main frame's id (`Page.getFrameTree`, for the `Fetch` interception) and returns
+/// the URL the main frame has committed, if known.
+pub(crate) async fn prepare_tab(tab: TabId) -> Option<String> {
     let setup = [
+        ("Fetch.enable", fetch_patterns()),
+        ("Target.setAutoAttach", auto_attach()),
         ("Page.enable", json!({})),
         ("Inspector.enable", json!({})),
         (
@@ -270,13 +567,17 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
             chrome::log(&format!("session setup on tab {tab}: {e}"));
         }
     }
-    connection::send_event(Event::SessionStarted(SessionStarted {
-        tab_id: tab,
-        url,
-        agent_window,
-        started_at,
-    }));
-    Ok(())
+    note_main_frame(tab).await
+}
+
+/// Records the session's main-frame id (`Page.getFrameTree`), which the `Fetch`
+/// interception tells apart from iframes; returns the URL that frame committed.
+pub(crate) async fn note_main_frame(tab: TabId) -> Option<String> {
+    let tree = cdp::send(tab, "Page.getFrameTree", json!({})).await.ok()?;
+    let frame = &tree["frameTree"]["frame"];
+    let id = frame["id"].as_str().map(str::to_owned);
+    with_session(tab, |s| s.main_frame = id);
+    frame["url"].as_str().map(str::to_owned)
 }
 
 /// Only web pages may become sessions: `http(s):`, `about:` and tabs that have not
@@ -331,6 +632,7 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
         ),
     };
     fail_inflight(tab, &error);
+    crate::lifecycle::persist();
     if detach {
         spawn_local(async move {
             let _ = chrome::detach(tab.0).await;
@@ -418,16 +720,24 @@ pub fn on_debugger_event(tab: TabId, method: &str, params: &Value) {
         "Page.javascriptDialogOpening" => on_dialog_opening(tab, params),
         "Page.javascriptDialogClosed" => {
             with_session(tab, |s| s.dialog = None);
+            crate::lifecycle::persist();
         }
+        "Fetch.requestPaused" => on_request_paused(tab, None, params),
+        "Target.attachedToTarget" => on_attached(tab, params),
         "Page.frameNavigated" if params["frame"]["parentId"].is_null() => {
             let url = params["frame"]["url"]
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
+            let frame = params["frame"]["id"].as_str().map(str::to_owned);
             with_session(tab, |s| {
                 s.uids.invalidate();
                 s.url = url.clone();
+                if frame.is_some() {
+                    s.main_frame = frame;
+                }
             });
+            crate::lifecycle::persist();
             if check_blocklist(&url, Some(tab)).is_err() {
                 end_session(tab, SessionEndReason::DomainBlocked, true);
             }
@@ -455,7 +765,9 @@ pub fn crashed_error(tab: TabId) -> BridgeError {
 pub fn always_routed(method: &str) -> bool {
     matches!(
         method,
-        "Page.javascriptDialogOpening"
+        "Fetch.requestPaused"
+            | "Target.attachedToTarget"
+            | "Page.javascriptDialogOpening"
             | "Page.javascriptDialogClosed"
             | "Page.frameNavigated"
             | "Inspector.targetCrashed"
@@ -476,6 +788,7 @@ fn on_dialog_opening(tab: TabId, params: &Value) {
         s.evaluating > 0
     })
     .unwrap_or(false);
+    crate::lifecycle::persist();
     if evaluating {
         // §7: during evaluate, alert/beforeunload → accept, confirm/prompt → dismiss.
         let accept = matches!(params["type"].as_str(), Some("alert" | "beforeunload"));

@@ -14,8 +14,10 @@ const status = document.getElementById('status');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Reports what the worker measured after the reconnect (PROTOCOL.md §2): connected
-// (a hello answered by ack after we stored the token) or the backend's reject
-// reason (`fatalError`, written by the worker on reject). Waits at most 8 s.
+// (the backend proved the token and acked), unproven (the program on the address
+// did not prove it knows this token: another program, or a backend paired with
+// another token; the worker keeps retrying), or the backend's reject reason
+// (`fatalError`, written by the worker on reject). Waits at most 8 s.
 async function outcome(since) {
   for (let i = 0; i < 80; i++) {
     const { fatalError } = await chrome.storage.local.get('fatalError');
@@ -25,6 +27,9 @@ async function outcome(since) {
     const c = s && s.connection;
     if (c && c.state === 'connected' && c.connectedAt >= since) {
       return { state: 'connected', text: 'Connected. You can close this tab.' };
+    }
+    if (c && c.refusedAt >= since) {
+      return { state: 'unproven', text: `Not connected: ${c.reason}` };
     }
     await sleep(100);
   }

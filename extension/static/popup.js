@@ -40,6 +40,16 @@ function render(status) {
   $('resume').hidden = !status.globalStop;
 }
 
+// The last internal error the worker recovered from (background.js stores it).
+function showPanic() {
+  chrome.storage.local.get('lastPanic').then(({ lastPanic }) => {
+    $('panic').hidden = !lastPanic;
+    if (lastPanic) {
+      $('panic').textContent = `Recovered from an internal error ${ago(lastPanic.at)}: ${lastPanic.message}`;
+    }
+  });
+}
+
 function send(message) {
   return chrome.runtime.sendMessage(message).then(render, (e) => render({ error: String(e) }));
 }
@@ -57,4 +67,8 @@ $('pair-form').addEventListener('submit', (e) => {
 });
 
 send({ cmd: 'status' });
-setInterval(() => send({ cmd: 'status' }), 1000);
+showPanic();
+setInterval(() => {
+  send({ cmd: 'status' });
+  showPanic();
+}, 1000);

@@ -496,6 +496,16 @@ impl Action {
         }
     }
 
+    /// The URL the action asks to load (`navigate`, `open_tab`), which must pass
+    /// [`check_url_scheme`] (§5) before it is sent.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Action::Navigate(p) => Some(&p.url),
+            Action::OpenTab(p) => Some(&p.url),
+            _ => None,
+        }
+    }
+
     /// The `tabId` the action names, if any (`close_tab` always has one).
     pub fn tab_id(&self) -> Option<TabId> {
         match self {

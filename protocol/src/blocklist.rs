@@ -1,28 +1,99 @@
 //! The user's domain blocklist (PROTOCOL.md §10): `example.com` blocks
-//! `example.com` and every subdomain. Pure: the extension keeps the list in
-//! `chrome.storage.local` (key `blocklist`, an array of strings) and asks here.
+//! `example.com` and every subdomain.
+//!
+//! Hosts are compared in WHATWG canonical form, the form Chrome itself loads: the
+//! URL and every entry go through a real WHATWG URL parser first (in the extension
+//! the browser's own `URL`, natively the `url` crate), which undoes every spelling
+//! trick — upper case, percent-encoded dots (`example%2Ecom`), the IDNA dots
+//! (`。` U+3002, `．` U+FF0E, `｡` U+FF61), tabs and newlines inside the host,
+//! backslashes read as slashes (`https://example.com\@evil.test/` is
+//! `example.com`), IPv4 shorthand (`127.1`, `0x7f000001`) and Unicode hosts
+//! (turned to punycode). This module holds only what is left once the parser has
+//! spoken, so that it stays pure: the parser is passed in as a function
+//! `url → URL.hostname`.
 
-/// The lower-cased host of an absolute URL (no userinfo, no port), or `None` for
-/// URLs without a host (`about:blank`, `data:`).
-pub fn host_of(url: &str) -> Option<String> {
-    let (_, rest) = url.trim().split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or_default()
-    } else {
-        host_port.split(':').next().unwrap_or_default()
-    };
-    canonical_host(host)
+/// The user's blocklist, canonicalised once: each entry reduced to the host the
+/// WHATWG parser gives for it, then to its [`host_key`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blocklist {
+    domains: Vec<String>,
 }
 
-/// The host as the WHATWG URL parser serialises it, so that one address has one
-/// spelling before matching: lower-cased, trailing dots dropped, IPv4 in any
-/// decimal/octal/hex shorthand (`127.1`, `0x7f000001`, `2130706433`, `0177.0.0.1`)
-/// as dotted decimal, and an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`,
-/// `::ffff:7f00:1`) as its IPv4 form. `None` when empty.
-pub fn canonical_host(host: &str) -> Option<String> {
-    let host = host
+impl Blocklist {
+    /// Canonicalises `entries` as the user typed them (`Example.com`,
+    /// `*.example.com`, `.example.com.`, `https://example.com/login`, `bücher.de`,
+    /// `[::1]:80`, `2130706433`). `hostname` is a WHATWG URL parser: for an absolute
+    /// URL it returns `URL.hostname` (`""` when the URL has no host), `None` when the
+    /// URL does not parse. Entries that are empty or do not parse as a host are
+    /// dropped: no URL a browser loads could match them.
+    pub fn new<S: AsRef<str>>(entries: &[S], hostname: impl Fn(&str) -> Option<String>) -> Self {
+        let mut domains: Vec<String> = Vec::new();
+        for domain in entries
+            .iter()
+            .filter_map(|entry| entry_url(entry.as_ref()))
+            .filter_map(|url| hostname(&url))
+            .filter_map(|host| host_key(&host))
+        {
+            // No sort/dedup: lists are short, and the sort code would grow the wasm.
+            if !domains.contains(&domain) {
+                domains.push(domain);
+            }
+        }
+        Blocklist { domains }
+    }
+
+    /// The canonical domains, in entry order, without duplicates.
+    pub fn domains(&self) -> &[String] {
+        &self.domains
+    }
+
+    /// The domain that blocks `hostname` (a `URL.hostname` from the same parser as
+    /// [`Blocklist::new`]'s), if any: the host equals the domain or ends with `.` +
+    /// domain.
+    pub fn blocking(&self, hostname: &str) -> Option<&str> {
+        let host = host_key(hostname)?;
+        self.domains
+            .iter()
+            .find(|domain| {
+                host == **domain
+                    || (host.ends_with(domain.as_str())
+                        && host[..host.len() - domain.len()].ends_with('.'))
+            })
+            .map(String::as_str)
+    }
+
+    /// Whether the list is empty (no check needed).
+    pub fn is_empty(&self) -> bool {
+        self.domains.is_empty()
+    }
+}
+
+/// The absolute URL whose host is the entry: `*.` and leading/trailing dots are
+/// dropped (an entry always covers its subdomains), `http://` is put in front of a
+/// bare entry so that the parser reads it as a host. `None` for an empty entry.
+pub fn entry_url(entry: &str) -> Option<String> {
+    let entry = entry.trim();
+    if entry.contains("://") {
+        return Some(entry.to_owned());
+    }
+    let bare = entry.trim_start_matches("*.").trim_start_matches('.');
+    if bare.is_empty() {
+        return None;
+    }
+    // A bare IPv6 address (`::1`) needs its brackets to be read as a host.
+    if bare.matches(':').count() > 1 && !bare.starts_with('[') {
+        return Some(format!("http://[{bare}]/"));
+    }
+    Some(format!("http://{bare}"))
+}
+
+/// The form two hosts are compared in, from a WHATWG `URL.hostname`: brackets of
+/// an IPv6 literal and trailing dots dropped (`example.com.` resolves as
+/// `example.com`), an IPv4-mapped IPv6 address (`[::ffff:7f00:1]`, which Chrome
+/// connects to as IPv4) as its IPv4 form. `None` for an empty host (`about:blank`,
+/// `data:`).
+pub fn host_key(hostname: &str) -> Option<String> {
+    let host = hostname
         .trim()
         .trim_start_matches('[')
         .trim_end_matches(']')
@@ -30,9 +101,6 @@ pub fn canonical_host(host: &str) -> Option<String> {
         .to_ascii_lowercase();
     if host.is_empty() {
         return None;
-    }
-    if let Some(v4) = parse_ipv4(&host) {
-        return Some(v4.to_string());
     }
     if host.contains(':')
         && let Ok(v6) = host.parse::<core::net::Ipv6Addr>()
@@ -45,152 +113,143 @@ pub fn canonical_host(host: &str) -> Option<String> {
     Some(host)
 }
 
-/// WHATWG "IPv4 parser": 1–4 dot-separated parts, each decimal, octal (`0` prefix)
-/// or hex (`0x`); the last part fills the remaining bytes. `None` when the host is
-/// not an IPv4 address (a domain name).
-fn parse_ipv4(host: &str) -> Option<core::net::Ipv4Addr> {
-    let mut parts: Vec<&str> = host.split('.').collect();
-    if parts.last() == Some(&"") {
-        parts.pop();
-    }
-    if parts.is_empty() || parts.len() > 4 {
-        return None;
-    }
-    let numbers = parts
-        .iter()
-        .map(|p| parse_ipv4_number(p))
-        .collect::<Option<Vec<u64>>>()?;
-    let (last, init) = numbers.split_last()?;
-    if init.iter().any(|&n| n > 255) || *last >= 256u64.pow(5 - numbers.len() as u32) {
-        return None;
-    }
-    let mut value = *last;
-    for (i, &n) in init.iter().enumerate() {
-        value += n << (8 * (3 - i));
-    }
-    u32::try_from(value).ok().map(core::net::Ipv4Addr::from)
-}
-
-fn parse_ipv4_number(part: &str) -> Option<u64> {
-    if part.is_empty() {
-        return None;
-    }
-    let (digits, radix) =
-        if let Some(hex) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
-            (hex, 16)
-        } else if part.len() > 1 && part.starts_with('0') {
-            (&part[1..], 8)
-        } else {
-            (part, 10)
-        };
-    if digits.is_empty() {
-        return Some(0);
-    }
-    if !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// Normalises one blocklist entry as a user may type it (`https://Example.com/x`,
-/// `*.example.com`, ` .example.com `) to a bare domain (`example.com`); `None` for an
-/// empty entry.
-pub fn normalize_entry(entry: &str) -> Option<String> {
-    let entry = entry.trim();
-    let host = if entry.contains("://") {
-        host_of(entry)?
-    } else {
-        let bare = entry.split(['/', '?', '#']).next().unwrap_or_default();
-        let host = if let Some(v6) = bare.strip_prefix('[') {
-            v6.split(']').next().unwrap_or_default()
-        } else if bare.matches(':').count() > 1 {
-            bare // a bare IPv6 address
-        } else {
-            bare.split(':').next().unwrap_or_default()
-        };
-        host.to_ascii_lowercase()
-    };
-    let host = host.trim_start_matches("*.").trim_matches('.');
-    canonical_host(host)
-}
-
-/// The blocklist entry (normalised) that blocks `url`, if any: the URL's host equals
-/// the entry or ends with `.` + entry.
-pub fn blocked_domain<S: AsRef<str>>(url: &str, blocklist: &[S]) -> Option<String> {
-    let host = host_of(url)?;
-    blocklist
-        .iter()
-        .filter_map(|e| normalize_entry(e.as_ref()))
-        .find(|domain| host == *domain || host.ends_with(&format!(".{domain}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn hosts() {
-        assert_eq!(
-            host_of("https://User:pw@Sub.Example.com:8443/a?b#c").as_deref(),
-            Some("sub.example.com")
-        );
-        assert_eq!(host_of("http://[::1]:80/").as_deref(), Some("::1"));
-        assert_eq!(
-            host_of("http://127.0.0.1:9/x").as_deref(),
-            Some("127.0.0.1")
-        );
-        assert_eq!(host_of("about:blank"), None);
+    /// The WHATWG parser natively: `URL.hostname` as the `url` crate gives it.
+    fn hostname(url: &str) -> Option<String> {
+        url::Url::parse(url)
+            .ok()
+            .map(|u| u.host_str().unwrap_or_default().to_owned())
+    }
+
+    fn list(entries: &[&str]) -> Blocklist {
+        Blocklist::new(entries, hostname)
+    }
+
+    /// The domain blocking `url`, the way the extension checks a URL.
+    fn blocked(list: &Blocklist, url: &str) -> Option<String> {
+        list.blocking(&hostname(url).expect("url parses"))
+            .map(str::to_owned)
     }
 
     #[test]
     fn subdomains_are_blocked_lookalikes_are_not() {
-        let list = ["example.com", "  ", "https://Bank.test/login"];
+        let list = list(&["example.com", "  ", "https://Bank.test/login"]);
+        assert_eq!(list.domains(), ["example.com", "bank.test"]);
         assert_eq!(
-            blocked_domain("https://example.com/", &list).as_deref(),
-            Some("example.com")
+            super::tests::list(&["a.test", "A.test.", "*.a.test"]).domains(),
+            ["a.test"]
         );
+        for url in [
+            "https://example.com/",
+            "https://a.b.example.com/x",
+            "http://user:pw@example.com:8443/",
+        ] {
+            assert_eq!(blocked(&list, url).as_deref(), Some("example.com"), "{url}");
+        }
         assert_eq!(
-            blocked_domain("https://a.b.example.com/x", &list).as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(
-            blocked_domain("https://www.bank.test", &list).as_deref(),
+            blocked(&list, "https://www.bank.test").as_deref(),
             Some("bank.test")
         );
-        assert_eq!(blocked_domain("https://notexample.com/", &list), None);
-        assert_eq!(
-            blocked_domain("https://example.com.evil.test/", &list),
-            None
-        );
-        assert_eq!(blocked_domain("about:blank", &list), None);
+        for url in [
+            "https://notexample.com/",
+            "https://example.com.evil.test/",
+            "https://example.co/",
+            "https://evil.test/?example.com",
+            "https://example.com@evil.test/",
+            "about:blank",
+            "data:text/html,example.com",
+        ] {
+            assert_eq!(blocked(&list, url), None, "{url}");
+        }
+    }
+
+    /// Every spelling of a blocked host that Chrome loads as that host is blocked.
+    #[test]
+    fn spellings_of_a_blocked_host_are_blocked() {
+        let list = list(&["example.com"]);
+        for url in [
+            // Chrome loads example.com; a split at the last `@` read `evil.test`.
+            "https://EXAMPLE.com\\@evil.test/",
+            "https://example.com\\@evil.test/",
+            "https://example.com\\\\@evil.test/",
+            "https://EXAMPLE.COM/",
+            "https://example%2Ecom/",
+            "https://example%2ecom/",
+            "https://example\u{3002}com/",
+            "https://example\u{FF0E}com/",
+            "https://example\u{FF61}com/",
+            "https://ex\tample.com/",
+            "https://ex\nample.com/",
+            "https://ex\rample.com/",
+            "https://example.com./",
+            "https://example.com../",
+            "https://www.example.com./",
+            "https://\u{FF45}xample.com/", // full-width `ｅ`, NFKC-mapped
+            "https://example.com:443/",
+            "HTTPS://example.com",
+            "  https://example.com/  ",
+            "https:example.com/",
+            "https:/\\example.com/",
+        ] {
+            assert_eq!(
+                blocked(&list, url).as_deref(),
+                Some("example.com"),
+                "{url:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unicode_and_punycode_meet() {
+        // A Unicode entry blocks the punycode URL Chrome reports, and the reverse.
+        for entry in ["bücher.example", "BÜCHER.example", "xn--bcher-kva.example"] {
+            let list = list(&[entry]);
+            assert_eq!(list.domains(), ["xn--bcher-kva.example"], "{entry}");
+            for url in [
+                "https://bücher.example/",
+                "https://xn--bcher-kva.example/",
+                "https://www.bücher.example/",
+                "https://B\u{00DC}CHER.example/",
+                "https://bu\u{0308}cher.example/", // decomposed ü, NFC-mapped
+            ] {
+                assert_eq!(
+                    blocked(&list, url).as_deref(),
+                    Some("xn--bcher-kva.example"),
+                    "{entry} vs {url}"
+                );
+            }
+            assert_eq!(blocked(&list, "https://bucher.example/"), None);
+        }
     }
 
     #[test]
     fn entries_normalise() {
-        assert_eq!(
-            normalize_entry("*.Example.com").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(
-            normalize_entry(".example.com.").as_deref(),
-            Some("example.com")
-        );
-        assert_eq!(
-            normalize_entry("localhost:8080/x").as_deref(),
-            Some("localhost")
-        );
-        assert_eq!(normalize_entry(""), None);
-        assert_eq!(normalize_entry("0x7F.1").as_deref(), Some("127.0.0.1"));
-        assert_eq!(normalize_entry("[::1]:80").as_deref(), Some("::1"));
-        assert_eq!(
-            normalize_entry("::FFFF:7f00:1").as_deref(),
-            Some("127.0.0.1")
-        );
+        for entry in [
+            "*.Example.com",
+            ".example.com.",
+            "EXAMPLE.COM",
+            "https://example.com/login",
+            "example.com/path?q",
+            "example.com:8080",
+            "example\u{3002}com",
+            "example%2Ecom",
+        ] {
+            assert_eq!(list(&[entry]).domains(), ["example.com"], "{entry}");
+        }
+        assert!(list(&["", "   ", "*.", "exa mple.com", "http://"]).is_empty());
+        assert_eq!(list(&["localhost:8080/x"]).domains(), ["localhost"]);
+        assert_eq!(list(&["0x7F.1"]).domains(), ["127.0.0.1"]);
+        assert_eq!(list(&["[::1]:80"]).domains(), ["::1"]);
+        assert_eq!(list(&["::1"]).domains(), ["::1"]);
+        assert_eq!(list(&["::FFFF:7f00:1"]).domains(), ["127.0.0.1"]);
     }
 
     #[test]
     fn ip_spellings_are_canonical() {
-        let list = ["127.0.0.1"];
+        let list = list(&["127.0.0.1"]);
         for url in [
             "http://127.0.0.1:8765/",
             "http://127.1:8765/",
@@ -199,25 +258,26 @@ mod tests {
             "http://2130706433:8765/",
             "http://0177.0.0.1/",
             "http://127.0.0.1./",
+            "http://127%2E0.0.1/",
+            "http://127\u{3002}1/",
             "http://[::ffff:127.0.0.1]:8765/",
             "http://[::FFFF:7f00:1]/",
         ] {
-            assert_eq!(
-                blocked_domain(url, &list).as_deref(),
-                Some("127.0.0.1"),
-                "{url}"
-            );
+            assert_eq!(blocked(&list, url).as_deref(), Some("127.0.0.1"), "{url}");
         }
-        assert_eq!(blocked_domain("http://127.0.0.2/", &list), None);
-        assert_eq!(blocked_domain("http://[::1]/", &list), None);
-        // Not IPv4: a part that is not a number, or out of range.
-        assert_eq!(canonical_host("1.2.3.4.5").as_deref(), Some("1.2.3.4.5"));
-        assert_eq!(canonical_host("0x.example").as_deref(), Some("0x.example"));
-        assert_eq!(canonical_host("256.1.1.1").as_deref(), Some("256.1.1.1"));
-        assert_eq!(canonical_host("1.2.65536").as_deref(), Some("1.2.65536"));
-        assert_eq!(canonical_host("1.2.65535").as_deref(), Some("1.2.255.255"));
+        assert_eq!(blocked(&list, "http://127.0.0.2/"), None);
+        assert_eq!(blocked(&list, "http://[::1]/"), None);
         // Entries spelled oddly block the canonical address too.
-        assert!(blocked_domain("http://127.0.0.1/", &["2130706433"]).is_some());
-        assert!(blocked_domain("http://localhost/", &["LOCALHOST."]).is_some());
+        assert!(blocked(&super::tests::list(&["2130706433"]), "http://127.0.0.1/").is_some());
+        assert!(blocked(&super::tests::list(&["LOCALHOST."]), "http://localhost/").is_some());
+    }
+
+    #[test]
+    fn host_keys() {
+        assert_eq!(host_key("Example.COM.").as_deref(), Some("example.com"));
+        assert_eq!(host_key("[::1]").as_deref(), Some("::1"));
+        assert_eq!(host_key("[::ffff:7f00:1]").as_deref(), Some("127.0.0.1"));
+        assert_eq!(host_key(""), None);
+        assert_eq!(host_key("."), None);
     }
 }

@@ -103,9 +103,11 @@ macro_rules! by_tag {
 
 impl NamedDecode for Message {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::envelope::{Ack, EventMessage, Hello, Ping, Pong, Reject};
+        use crate::envelope::{Ack, Auth, Challenge, EventMessage, Hello, Ping, Pong, Reject};
         by_tag!(value, "type", Message {
             "hello" => Hello(Hello),
+            "challenge" => Challenge(Challenge),
+            "auth" => Auth(Auth),
             "ack" => Ack(Ack),
             "reject" => Reject(Reject),
             "event" => Event(EventMessage),

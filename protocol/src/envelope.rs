@@ -19,6 +19,10 @@ use crate::result::ActionResult;
 pub enum Message {
     /// ext → backend, first message of every connection.
     Hello(Hello),
+    /// backend → ext: the backend's nonce and its proof of the token (§2).
+    Challenge(Challenge),
+    /// ext → backend: the extension's proof of the token (§2).
+    Auth(Auth),
     /// backend → ext: handshake accepted.
     Ack(Ack),
     /// backend → ext: handshake refused; the socket closes.
@@ -38,6 +42,7 @@ pub enum Message {
 /// `hello` (§2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("not" = { "required": ["pairingToken"] }))]
 pub struct Hello {
     /// The version the extension speaks.
     pub protocol_version: u32,
@@ -45,12 +50,34 @@ pub struct Hello {
     pub extension_version: String,
     /// Stable id of this extension install (a UUID kept in storage).
     pub client_id: String,
-    /// The pairing token; missing or wrong → `unauthorized`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pairing_token: Option<String>,
+    /// `N_E`: 32 random bytes, base64url without padding (43 chars). The token
+    /// itself is never sent: a `hello` carrying `pairingToken` is refused.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    pub nonce: String,
     /// `navigator.userAgent` of the browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_agent: Option<String>,
+}
+
+/// `challenge` (§2): the backend's nonce and `P_B`, its proof that it knows the
+/// pairing token ([`crate::auth::backend_proof`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Challenge {
+    /// `N_B`: 32 random bytes, base64url without padding (43 chars).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    pub nonce: String,
+    /// `P_B` (43 base64url chars).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    pub proof: String,
+}
+
+/// `auth` (§2): `P_E`, the extension's proof that it knows the pairing token
+/// ([`crate::auth::extension_proof`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Auth {
+    /// `P_E` (43 base64url chars).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    pub proof: String,
 }
 
 /// `ack` (§2).
@@ -165,7 +192,12 @@ impl Message {
             "response" => Response::from_map(map)
                 .map(Message::Response)
                 .map_err(|e| DecodeError::new(e.0, e.1)),
-            "hello" | "ack" | "reject" | "event" | "ping" | "pong" => {
+            "hello" if map.contains_key("pairingToken") => Err(DecodeError::new(
+                None,
+                "hello: `pairingToken` must not be sent: since protocol v5 the token never \
+                 crosses the wire; prove it with `auth` (PROTOCOL.md §2)",
+            )),
+            "hello" | "challenge" | "auth" | "ack" | "reject" | "event" | "ping" | "pong" => {
                 map.insert("type".into(), Value::String(kind.clone()));
                 // An event's own decoder already names the event and its field.
                 let tags: &[&str] = if kind == "event" {
@@ -173,8 +205,11 @@ impl Message {
                 } else {
                     &["type"]
                 };
-                crate::decode::from_object(&Value::Object(map), tags)
-                    .map_err(|e| DecodeError::new(None, format!("{kind}: {e}")))
+                let message: Message = crate::decode::from_object(&Value::Object(map), tags)
+                    .map_err(|e| DecodeError::new(None, format!("{kind}: {e}")))?;
+                check_handshake_fields(&message)
+                    .map_err(|e| DecodeError::new(None, format!("{kind}: {}", e.message)))?;
+                Ok(message)
             }
             other => Err(DecodeError::new(
                 None,
@@ -186,6 +221,19 @@ impl Message {
     /// The frame's JSON text.
     pub fn encode(&self) -> String {
         serde_json::to_string(self).expect("protocol messages always serialise")
+    }
+}
+
+/// The shapes serde cannot state: nonces and proofs are 43 base64url chars (§2).
+fn check_handshake_fields(message: &Message) -> Result<(), BridgeError> {
+    match message {
+        Message::Hello(hello) => crate::auth::check_nonce("nonce", &hello.nonce),
+        Message::Challenge(challenge) => {
+            crate::auth::check_nonce("nonce", &challenge.nonce)?;
+            crate::auth::check_proof(&challenge.proof)
+        }
+        Message::Auth(auth) => crate::auth::check_proof(&auth.proof),
+        _ => Ok(()),
     }
 }
 

@@ -1,4 +1,4 @@
-//! browser-bridge wire protocol, version 4 — the one implementation of PROTOCOL.md.
+//! browser-bridge wire protocol, version 5 — the one implementation of PROTOCOL.md.
 //!
 //! Owns every message that crosses the WebSocket between the extension and the
 //! backend: envelopes ([`Message`]), the action union ([`Action`]) and its results
@@ -7,6 +7,7 @@
 //! share (obstacle detection). No I/O, no runtime: builds for native and wasm32.
 
 pub mod action;
+pub mod auth;
 pub mod blocklist;
 pub mod deadline;
 mod decode;
@@ -26,11 +27,14 @@ pub mod version;
 
 pub use action::{ACTION_NAMES, Action, ElementTarget, check_url_scheme};
 pub use envelope::{
-    Ack, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request, Response,
+    Ack, Auth, Challenge, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request,
+    Response,
 };
 pub use error::{BridgeError, ErrorCode};
 pub use event::{Event, SessionEndReason};
 pub use extract::{Element, ExtractResult, Obstacle};
 pub use ids::{RequestId, TabId, Uid, WindowId};
 pub use result::ActionResult;
-pub use version::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION, check_version};
+pub use version::{
+    MAX_MESSAGE_BYTES, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_version,
+};

@@ -167,7 +167,54 @@ pub fn check_url_scheme(url: &str) -> Result<(), BridgeError> {
     let scheme = lower.split_once(':').map(|(s, _)| s).unwrap_or("");
     Err(BridgeError::invalid_action(if scheme.is_empty() {
         format!("url {trimmed:?} has no scheme: give an absolute http:// or https:// URL")
+    } else if scheme == "http" || scheme == "https" {
+        format!("url {trimmed:?} lacks the `//` after `{scheme}:`: give {scheme}://host/…")
+    } else if scheme == "about" {
+        format!("url {trimmed:?} is not allowed: of the about: URLs only about:blank is")
     } else {
         format!("url scheme `{scheme}:` is not allowed: only http:, https: and about:blank")
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url_scheme;
+    use crate::error::ErrorCode;
+
+    /// Every scheme that could read local files, run script or reach browser and
+    /// extension pages is refused, however it is cased or padded, with a message
+    /// that says what to give instead.
+    #[test]
+    fn only_web_urls_pass() {
+        for ok in [
+            "https://a.test/",
+            "HTTP://a.test",
+            " about:blank ",
+            "ABOUT:BLANK",
+        ] {
+            assert!(check_url_scheme(ok).is_ok(), "{ok}");
+        }
+        for (bad, named) in [
+            ("javascript:alert(1)", "`javascript:`"),
+            ("JAVASCRIPT:alert(1)", "`javascript:`"),
+            ("\u{1}javascript:alert(1)", "is not allowed"),
+            ("java\tscript:alert(1)", "`java\tscript:`"),
+            ("file:///etc/passwd", "`file:`"),
+            ("data:text/html,x", "`data:`"),
+            ("blob:https://a.test/1", "`blob:`"),
+            ("chrome://settings", "`chrome:`"),
+            ("chrome-extension://id/popup.html", "`chrome-extension:`"),
+            ("view-source:https://a.test/", "`view-source:`"),
+            ("filesystem:https://a.test/x", "`filesystem:`"),
+            ("about:srcdoc", "only about:blank"),
+            ("about:blank#x", "only about:blank"),
+            ("https:a.test", "lacks the `//`"),
+            ("http:/a.test", "lacks the `//`"),
+            ("a.test/path", "no scheme"),
+        ] {
+            let e = check_url_scheme(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidAction, "{bad:?}");
+            assert!(e.message.contains(named), "{bad:?}: {}", e.message);
+        }
+    }
 }

@@ -3,12 +3,23 @@
 use crate::error::{BridgeError, ErrorCode};
 
 /// The version this crate speaks.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
+
+/// The oldest version this crate speaks. v5 changed the handshake's meaning (a v4
+/// extension sent the pairing token to whatever answered on the address), and no
+/// v4 peer was released, so nothing older is accepted (PROTOCOL.md §12).
+pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 5;
 
 /// Largest frame either side accepts (bytes); larger frames close with 1009 (§1).
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
-/// No `hello` within this many ms after the upgrade: the backend closes (§2).
+/// Largest handshake frame (`hello`, `auth`) the backend reads, in bytes: real ones
+/// are under 1 KiB, and nothing from a peer that has not proved the token is worth
+/// decoding at the full [`MAX_MESSAGE_BYTES`] (§1, §2).
+pub const MAX_HANDSHAKE_FRAME_BYTES: usize = 64 * 1024;
+
+/// The whole handshake (`hello` … `auth`) within this many ms after the upgrade,
+/// or the backend closes (§2).
 pub const HELLO_TIMEOUT_MS: u64 = 10_000;
 
 /// The extension sends `ping` this often (ms, §3).
@@ -47,16 +58,15 @@ mod tests {
 
     #[test]
     fn range() {
-        assert!(check_version(4, 4).is_ok());
-        assert!(check_version(3, 3).is_ok());
-        let low = check_version(3, 4).unwrap_err();
+        assert!(check_version(5, 5).is_ok());
+        let low = check_version(4, 5).unwrap_err();
         assert_eq!(low.code, ErrorCode::ProtocolMismatch);
         assert!(
             low.message.contains("update the extension"),
             "{}",
             low.message
         );
-        let high = check_version(5, 4).unwrap_err();
+        let high = check_version(6, 5).unwrap_err();
         assert!(
             high.message.contains("update the backend"),
             "{}",

@@ -163,7 +163,16 @@ fn vectors_cover_every_envelope_action_and_result() {
         }
     }
     let all_types = [
-        "hello", "ack", "reject", "request", "response", "event", "ping", "pong",
+        "hello",
+        "challenge",
+        "auth",
+        "ack",
+        "reject",
+        "request",
+        "response",
+        "event",
+        "ping",
+        "pong",
     ];
     assert_eq!(types, all_types.iter().map(|s| s.to_string()).collect());
     let every: BTreeSet<&str> = ACTION_NAMES.into_iter().collect();

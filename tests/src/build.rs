@@ -12,7 +12,8 @@ use anyhow::{Context, Result, anyhow, bail};
 /// Paths of the built pieces.
 #[derive(Debug, Clone)]
 pub struct Built {
-    /// `extension/dist/` (do not load it directly: [`Stack`] loads a copy).
+    /// `extension/dist/` (do not load it directly: [`crate::harness::Stack`] loads a
+    /// copy, see [`copy_extension`]).
     pub extension_dist: PathBuf,
     /// The `browser-bridge` binary.
     pub backend_bin: PathBuf,
@@ -124,8 +125,12 @@ fn build() -> Result<Built> {
     })
 }
 
-/// Copies the built extension into `to` (under the lock: no build runs meanwhile).
-pub(crate) fn copy_extension(from: &Path, to: &Path) -> Result<()> {
+/// Copies the built extension into `to` (under the lock: no build runs meanwhile),
+/// so that a build during the test cannot change the files Chromium loads.
+///
+/// # Errors
+/// A file cannot be read or written.
+pub fn copy_extension(from: &Path, to: &Path) -> Result<()> {
     let _lock = BuildLock::acquire()?;
     copy_dir(from, to)
 }

@@ -293,6 +293,52 @@ impl Chromium {
         }
     }
 
+    /// The extension's service-worker target (`Target.getTargets`), when it runs.
+    ///
+    /// # Errors
+    /// As [`Chromium::cdp`].
+    pub async fn extension_worker(&self) -> Result<Option<Value>> {
+        let prefix = format!("chrome-extension://{EXTENSION_ID}/");
+        Ok(self.targets().await?.into_iter().find(|t| {
+            t["type"] == "service_worker"
+                && t["url"].as_str().is_some_and(|u| u.starts_with(&prefix))
+        }))
+    }
+
+    /// Stops the extension's service worker the way Chrome stops an idle one: its
+    /// target is closed through the browser endpoint (`Target.closeTarget`, what
+    /// Puppeteer's `WebWorker.close()` does for service workers), and this returns once
+    /// the target is gone (at most 10 s). The worker runs again only when an event
+    /// wakes it.
+    ///
+    /// # Errors
+    /// When no worker runs, it does not stop in time, or as [`Chromium::cdp`].
+    pub async fn stop_extension_worker(&self) -> Result<()> {
+        let worker = self
+            .extension_worker()
+            .await?
+            .context("the extension's service worker is not running")?;
+        let id = worker["targetId"]
+            .as_str()
+            .context("no targetId")?
+            .to_owned();
+        self.cdp("Target.closeTarget", json!({ "targetId": id }), None)
+            .await?;
+        let until = Instant::now() + Duration::from_secs(10);
+        while self
+            .targets()
+            .await?
+            .iter()
+            .any(|t| t["targetId"].as_str() == Some(id.as_str()))
+        {
+            if Instant::now() > until {
+                bail!("the extension's service worker did not stop within 10 s");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(())
+    }
+
     /// Pairs the extension with a backend as a user would: waits (at most 20 s) for
     /// its service worker, then opens [`pairing_url`] in a new tab; returns that
     /// tab's target id.

@@ -39,7 +39,7 @@ enum Mode {
 struct BackendArgs {
     /// The backend's extension endpoint, e.g. ws://127.0.0.1:9333/extension.
     ws_url: String,
-    /// The pairing token (else read from <config-dir>/pairing-token).
+    /// The pairing token (else read from CONFIG_DIR/pairing-token).
     #[arg(long, conflicts_with = "config_dir")]
     token: Option<String>,
     /// The backend's config dir, holding `pairing-token`.
@@ -55,7 +55,7 @@ struct BackendArgs {
 
 #[derive(Args)]
 struct ExtensionArgs {
-    /// Where to listen; the extension must be configured with ws://<ADDR>/extension.
+    /// Where to listen; the extension must be configured with ws://ADDR/extension.
     #[arg(long, default_value = "127.0.0.1:9333")]
     listen: SocketAddr,
     /// The pairing token the extension must present (default: a fresh random one).

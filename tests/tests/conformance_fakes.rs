@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use browser_bridge_protocol::{Message, check_url_scheme};
+use browser_bridge_protocol::{Auth, Message, PROTOCOL_VERSION, auth, check_url_scheme};
 use browser_bridge_tests::conformance::Report;
 use browser_bridge_tests::conformance::backend::{BackendTarget, run as run_backend};
 use browser_bridge_tests::conformance::extension::ExtensionHarness;
@@ -18,17 +18,30 @@ const TAB: u64 = 7;
 /// The tab `open_tab` opens.
 const OTHER_TAB: u64 = 8;
 
-/// A small extension that follows the protocol on one fake tab; `double` answers
-/// every request twice (a protocol violation). Like the real one, it reconnects
-/// after a plain close and stops for good after a `reject`.
-async fn fake_extension(url: String, token: String, double: bool) {
-    while session(&url, &token, double).await {
+/// How the fake extension misbehaves, if at all.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fake {
+    /// Follows PROTOCOL.md.
+    Good,
+    /// Answers every request twice.
+    Double,
+    /// Trusts any peer, as v4 did: answers `auth` whatever the backend's proof,
+    /// and obeys a bare `ack`.
+    Trusting,
+}
+
+/// A small extension that follows the protocol on one fake tab, but for `fake`'s
+/// flaw. Like the real one, it reconnects after a plain close and stops for good
+/// after a `reject` from a backend that proved the token.
+async fn fake_extension(url: String, token: String, fake: Fake) {
+    while session(&url, &token, fake).await {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 
 /// One connection; true when the extension should reconnect.
-async fn session(url: &str, token: &str, double: bool) -> bool {
+async fn session(url: &str, token: &str, fake: Fake) -> bool {
+    let double = fake == Fake::Double;
     let mut request = url.into_client_request().unwrap();
     request.headers_mut().insert(
         "origin",
@@ -39,14 +52,49 @@ async fn session(url: &str, token: &str, double: bool) -> bool {
     let Ok((mut ws, _)) = tokio_tungstenite::connect_async(request).await else {
         return true;
     };
-    let hello = json!({"type": "hello", "protocolVersion": 4, "extensionVersion": "0.1.0",
-                       "clientId": "fake-client", "pairingToken": token});
+    let n_e = auth::encode_nonce(&rand::random());
+    let hello = json!({"type": "hello", "protocolVersion": PROTOCOL_VERSION,
+                       "extensionVersion": "0.1.0", "clientId": "fake-client", "nonce": n_e});
     ws.send(Frame::text(hello.to_string())).await.unwrap();
     let mut actions = 0u64;
+    let (mut proven, mut acked) = (false, false);
     while let Some(Ok(frame)) = ws.next().await {
         let Frame::Text(text) = frame else { continue };
         let value: Value = serde_json::from_str(text.as_str()).unwrap();
         let mut out = Vec::new();
+        // Until the backend proves the token, nothing it sends is obeyed (§2).
+        if !acked {
+            match (Message::decode(text.as_str()), proven) {
+                (Ok(Message::Challenge(challenge)), false) => {
+                    let answer = match fake {
+                        Fake::Trusting => Some(Auth {
+                            proof: auth::extension_proof(token, &n_e, &challenge.nonce),
+                        }),
+                        _ => auth::answer_challenge(token, &n_e, &challenge),
+                    };
+                    let Some(answer) = answer else {
+                        return true;
+                    };
+                    proven = true;
+                    let auth = Message::Auth(answer).encode();
+                    if ws.send(Frame::text(auth)).await.is_err() {
+                        return true;
+                    }
+                    continue;
+                }
+                (Ok(Message::Ack(_)), true) => {
+                    acked = true;
+                    continue;
+                }
+                (Ok(Message::Ack(_)), false) if fake == Fake::Trusting => {
+                    acked = true;
+                    continue;
+                }
+                // A reject is terminal only from a backend that proved itself.
+                (Ok(Message::Reject(_)), proven) => return !proven,
+                _ => return true,
+            }
+        }
         match value["type"].as_str() {
             Some("reject") => return false,
             Some("ping") => out.push(json!({"type": "pong", "nonce": value["nonce"]})),
@@ -154,15 +202,11 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
     }
 }
 
-async fn extension_report(double: bool) -> Report {
+async fn extension_report(fake: Fake) -> Report {
     let harness = ExtensionHarness::bind("127.0.0.1:0".parse().unwrap(), "fake-token")
         .await
         .unwrap();
-    let fake = tokio::spawn(fake_extension(
-        harness.ws_url(),
-        "fake-token".into(),
-        double,
-    ));
+    let fake = tokio::spawn(fake_extension(harness.ws_url(), "fake-token".into(), fake));
     let mut report = Report::quiet();
     harness.run(Duration::from_secs(10), &mut report).await;
     fake.abort();
@@ -171,14 +215,14 @@ async fn extension_report(double: bool) -> Report {
 
 #[tokio::test]
 async fn a_conforming_fake_extension_passes_every_check() {
-    let report = extension_report(false).await;
+    let report = extension_report(Fake::Good).await;
     assert_eq!(report.failed(), 0, "{}", report.render());
     assert!(report.passed() >= 18, "{}", report.render());
 }
 
 #[tokio::test]
 async fn a_double_answer_fails_the_one_answer_check() {
-    let report = extension_report(true).await;
+    let report = extension_report(Fake::Double).await;
     let failed: Vec<_> = report
         .results()
         .iter()
@@ -193,8 +237,31 @@ async fn a_double_answer_fails_the_one_answer_check() {
     );
 }
 
-/// A backend that acks every hello, whatever its token or version.
-async fn careless_backend() -> String {
+#[tokio::test]
+async fn an_extension_that_trusts_an_unproven_backend_fails_the_impostor_checks() {
+    let report = extension_report(Fake::Trusting).await;
+    let failed: Vec<_> = report
+        .results()
+        .iter()
+        .filter(|r| r.outcome.is_err())
+        .map(|r| r.name.as_str())
+        .collect();
+    assert!(
+        failed
+            .contains(&"handshake: a wrong backend proof → the extension sends no auth and closes"),
+        "{}",
+        report.render()
+    );
+    assert!(
+        !failed.contains(&"handshake: hello shape"),
+        "{}",
+        report.render()
+    );
+}
+
+/// A backend that proves the token but then acks any `auth` and any hello,
+/// whatever its proof, version or fields.
+async fn careless_backend(token: &'static str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -203,8 +270,18 @@ async fn careless_backend() -> String {
                 let Ok(mut ws) = tokio_tungstenite::accept_async(stream).await else {
                     return;
                 };
-                let ack = json!({"type": "ack", "protocolVersion": 4, "backendVersion": "0.0.1",
+                let ack = json!({"type": "ack", "protocolVersion": PROTOCOL_VERSION,
+                                 "backendVersion": "0.0.1",
                                  "connectionId": uuid::Uuid::new_v4().to_string()});
+                let Some(Ok(Frame::Text(hello))) = ws.next().await else {
+                    return;
+                };
+                let hello: Value = serde_json::from_str(hello.as_str()).unwrap_or_default();
+                let n_e = hello["nonce"].as_str().unwrap_or_default();
+                let n_b = auth::encode_nonce(&rand::random());
+                let challenge = json!({"type": "challenge", "nonce": n_b,
+                                       "proof": auth::backend_proof(token, n_e, &n_b)});
+                let _ = ws.send(Frame::text(challenge.to_string())).await;
                 if ws.next().await.is_some() {
                     let _ = ws.send(Frame::text(ack.to_string())).await;
                 }
@@ -217,7 +294,7 @@ async fn careless_backend() -> String {
 
 #[tokio::test]
 async fn a_backend_that_acks_any_token_fails_the_handshake_checks() {
-    let url = careless_backend().await;
+    let url = careless_backend("right-token").await;
     let mut report = Report::quiet();
     run_backend(&BackendTarget::new(&url, "right-token"), &mut report).await;
     let failed = |name: &str| {
@@ -226,8 +303,18 @@ async fn a_backend_that_acks_any_token_fails_the_handshake_checks() {
             .iter()
             .any(|r| r.name.starts_with(name) && r.outcome.is_err())
     };
-    assert!(failed("handshake: wrong token"), "{}", report.render());
-    assert!(failed("handshake: missing token"), "{}", report.render());
+    assert!(
+        failed("handshake: wrong extension proof"),
+        "{}",
+        report.render()
+    );
+    assert!(failed("handshake: auth replayed"), "{}", report.render());
+    assert!(
+        failed("handshake: a hello carrying pairingToken"),
+        "{}",
+        report.render()
+    );
+    assert!(failed("handshake: a v4 hello"), "{}", report.render());
     assert!(
         failed("handshake: version above range"),
         "{}",

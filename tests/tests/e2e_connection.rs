@@ -1,11 +1,18 @@
-//! End-to-end: pairing and the connection state machine (PROTOCOL.md §2): a wrong
-//! token is rejected, the extension goes fatal and shows why in its popup, and
+//! End-to-end: pairing and the connection state machine (PROTOCOL.md §2): a peer
+//! that cannot prove the extension's token (a squatter, or a backend paired with
+//! another token) gets no token and no obedience, the popup says why, and
 //! re-pairing with the right token reconnects at once.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use browser_bridge_tests::chromium::EXTENSION_ID;
+use browser_bridge_protocol::PROTOCOL_VERSION;
+use browser_bridge_tests::chromium::{Chromium, EXTENSION_ID, TempDir};
 use browser_bridge_tests::harness::Stack;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message as Frame;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 
 /// Opens the pairing link as a user would and waits for the page's measured outcome
 /// (`data-outcome`: `connected` / `fatal` / `pending`); returns `(outcome, status
@@ -39,30 +46,36 @@ async fn connected(stack: &Stack) -> bool {
         .unwrap_or(false)
 }
 
+/// A backend paired with another token cannot prove the extension's token: the
+/// extension closes before sending anything but its hello, says why in the pairing
+/// page and the popup, keeps retrying, and connects once re-paired.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wrong_token_is_fatal_until_re_paired() {
+async fn a_backend_with_another_token_is_refused_until_re_paired() {
     let stack = Stack::start().await.expect("stack");
     assert!(stack.ack_ms > 0);
 
     let (outcome, text, target) = pair(&stack, "not-the-token").await;
-    assert_eq!(outcome, "fatal", "{text}");
+    assert_eq!(outcome, "unproven", "{text}");
     assert!(
-        text.contains("unauthorized"),
-        "the reject reason is shown: {text}"
+        text.contains("does not know the pairing token"),
+        "the reason is shown: {text}"
     );
     stack.chromium.close_target(&target).await.expect("close");
     let (_popup_target, popup) = stack.popup().await.expect("popup");
-    let fatal = "for (let i = 0; i < 100 && document.getElementById('state').textContent !== 'fatal'; i++) \
-                 await new Promise((r) => setTimeout(r, 50)); \
-                 return [document.getElementById('state').textContent, document.getElementById('reason').textContent]";
+    let refused = "for (let i = 0; i < 100 && !document.getElementById('reason').textContent.includes('pairing token'); i++) \
+                   await new Promise((r) => setTimeout(r, 50)); \
+                   return [document.getElementById('state').textContent, document.getElementById('reason').textContent]";
     let shown = stack
         .chromium
-        .eval(&popup, fatal)
+        .eval(&popup, refused)
         .await
         .expect("popup state");
-    assert_eq!(shown[0], "fatal", "{shown}");
+    assert_ne!(shown[0], "fatal", "not terminal: {shown}");
     assert!(
-        shown[1].as_str().unwrap().contains("unauthorized"),
+        shown[1]
+            .as_str()
+            .unwrap()
+            .contains("does not know the pairing token"),
         "{shown}"
     );
     assert!(!connected(&stack).await, "the backend has no extension");
@@ -90,6 +103,125 @@ async fn wrong_token_is_fatal_until_re_paired() {
     assert!(
         !shown.contains(&stack.token),
         "list_tabs leaks the pairing token: {shown}"
+    );
+}
+
+/// What a squatter on the backend's address saw: the upgrade request's text and
+/// every frame, as sent by the extension.
+#[derive(Default)]
+struct Seen {
+    upgrades: Vec<String>,
+    frames: Vec<String>,
+}
+
+/// A program that holds the backend's address without the token (the real backend
+/// is not running): it answers every hello with a bare `ack`, and after it a
+/// `navigate` and an `evaluate` that would read the page's cookies.
+async fn squatter(seen: Arc<Mutex<Seen>>, target: String) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let seen = seen.clone();
+            let target = target.clone();
+            tokio::spawn(async move {
+                let record = seen.clone();
+                #[allow(clippy::result_large_err)]
+                let callback = move |request: &Request, response: Response| {
+                    record.lock().unwrap().upgrades.push(format!(
+                        "{} {:?}",
+                        request.uri(),
+                        request.headers()
+                    ));
+                    Ok(response)
+                };
+                let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
+                    return;
+                };
+                let ack = json!({"type": "ack", "protocolVersion": PROTOCOL_VERSION,
+                    "backendVersion": "9.9.9", "connectionId": uuid::Uuid::new_v4().to_string()});
+                let navigate = json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
+                    "timeoutMs": 30000, "action": {"action": "navigate", "url": target}});
+                let steal = json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
+                    "timeoutMs": 10000, "action": {"action": "evaluate",
+                    "expression": "return document.cookie + document.body.innerText"}});
+                let mut first = true;
+                while let Some(Ok(frame)) = ws.next().await {
+                    let text = match frame {
+                        Frame::Text(text) => text.to_string(),
+                        Frame::Binary(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                        _ => continue,
+                    };
+                    seen.lock().unwrap().frames.push(text);
+                    if std::mem::take(&mut first) {
+                        for frame in [&ack, &navigate, &steal] {
+                            let _ = ws.send(Frame::text(frame.to_string())).await;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    format!("ws://{addr}/extension")
+}
+
+/// The squatter scenario of the trust model (PROTOCOL.md §2): with no `serve`
+/// running, a local program listens on the configured address. The real extension
+/// connects, but never sends the token (not in the upgrade, not in any frame) and
+/// runs nothing it is sent; it keeps retrying, and says why in its popup.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
+    let built = tokio::task::spawn_blocking(browser_bridge_tests::build::ensure_built)
+        .await
+        .unwrap()
+        .expect("build");
+    let extension = TempDir::new("extension").unwrap();
+    let (from, to) = (built.extension_dist.clone(), extension.path().to_path_buf());
+    tokio::task::spawn_blocking(move || browser_bridge_tests::build::copy_extension(&from, &to))
+        .await
+        .unwrap()
+        .expect("copy the extension");
+    let fixtures = browser_bridge_tests::fixtures::FixtureServer::start()
+        .await
+        .expect("fixtures");
+    let visited = fixtures.url("basic.html?squatter-was-obeyed");
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let url = squatter(seen.clone(), visited.clone()).await;
+    let chromium = Chromium::launch(extension.path()).await.expect("chromium");
+    let token = "squatter-test-token-0123456789abcdefghijklmnop";
+    chromium.pair(&url, token).await.expect("pairing page");
+    // Two attempts at least: the first and a retry after the backoff.
+    let until = Instant::now() + Duration::from_secs(20);
+    while seen.lock().unwrap().upgrades.len() < 2 {
+        assert!(Instant::now() < until, "the extension stopped retrying");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (upgrades, frames) = {
+        let seen = seen.lock().unwrap();
+        (seen.upgrades.clone(), seen.frames.clone())
+    };
+    for text in upgrades.iter().chain(&frames) {
+        assert!(
+            !text.contains(token),
+            "the token reached the squatter: {text}"
+        );
+    }
+    for frame in &frames {
+        let frame: serde_json::Value = serde_json::from_str(frame).expect("JSON frames");
+        assert_eq!(
+            frame["type"], "hello",
+            "only hellos, never an answer: {frame}"
+        );
+        assert!(frame.get("pairingToken").is_none());
+    }
+    let targets = chromium.targets().await.expect("targets");
+    assert!(
+        targets.iter().all(|t| !t["url"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("squatter-was-obeyed")),
+        "the squatter's navigate ran: {targets:?}"
     );
 }
 

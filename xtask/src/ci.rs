@@ -1,7 +1,8 @@
 //! `cargo xtask test`: everything CI runs, on a fresh machine.
 //!
-//! Ensures the toolchain pieces (wasm32 target, Chromium), builds the extension and
-//! the backend, runs every test suite of the native crates (unit, golden vectors,
+//! Ensures the toolchain pieces (wasm32 target, Chromium), runs the lints (fmt,
+//! clippy and rustdoc with warnings denied), builds the extension and the backend,
+//! runs every test suite of the native crates (unit, golden vectors,
 //! backend socket tests, MCP, agent, Chromium end-to-end, conformance in both
 //! modes, corpus), then the demo, the product's main job.
 
@@ -34,21 +35,76 @@ fn check_wasm_bindgen_lock() -> Result<()> {
     bail!("Cargo.lock has no wasm-bindgen entry")
 }
 
+/// The checks that keep the code clean: `cargo fmt --check`, clippy with warnings
+/// denied (native, and wasm32 for the extension), rustdoc with warnings denied.
+///
+/// # Errors
+/// The first check that fails.
+fn lint() -> Result<()> {
+    let root = workspace_root();
+    run(cargo().current_dir(root).args(["fmt", "--all", "--check"]))?;
+    run(cargo().current_dir(root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().current_dir(root).args([
+        "clippy",
+        "-p",
+        "browser-bridge-extension",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo()
+        .current_dir(root)
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .args([
+            "doc",
+            "--workspace",
+            "--no-deps",
+            "--exclude",
+            "browser-bridge-extension",
+        ]))?;
+    run(cargo()
+        .current_dir(root)
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .args([
+            "doc",
+            "-p",
+            "browser-bridge-extension",
+            "--no-deps",
+            "--target",
+            "wasm32-unknown-unknown",
+        ]))
+}
+
 /// The whole CI run; fails on the first suite that fails.
 ///
 /// # Errors
-/// A missing tool that cannot be installed, a failed build, a failed test, or a
-/// demo whose checks did not all hold.
+/// A missing tool that cannot be installed, a lint, a failed build, a failed
+/// test, or a demo whose checks did not all hold.
 pub(crate) fn test() -> Result<()> {
     let root = workspace_root();
     check_wasm_bindgen_lock()?;
     ensure_wasm_target()?;
+    lint()?;
     ensure_chromium()?;
     crate::extension::build_extension(true)?;
     run(cargo()
         .current_dir(root)
         .args(["build", "-p", "browser-bridge", "--bins"]))?;
-    run(cargo().current_dir(root).args(["test"]))?;
+    run(cargo().current_dir(root).args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "browser-bridge-extension",
+    ]))?;
     crate::demo::run_demo(&[])?;
     eprintln!("xtask test: every suite and the demo passed");
     Ok(())

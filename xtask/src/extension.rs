@@ -58,6 +58,10 @@ pub(crate) fn build_extension(release: bool) -> Result<PathBuf> {
         .input_path(&wasm)
         .web(true)?
         .typescript(false)
+        // Exports `__wbg_reset_state`: the loader re-instantiates the module after a
+        // panic trapped it (panic = "abort"), and callbacks of the dead instance
+        // become inert instead of calling into the new one.
+        .reset_state_function(true)
         // Function names only serve stack traces: 30 % of the module; keep them in dev.
         .remove_name_section(release)
         .remove_producers_section(release)

@@ -166,7 +166,9 @@ impl Connected {
 ///
 /// # Errors
 /// `not_connected` when the server cannot start or no extension connects in time;
-/// `internal_error` for config/token failures.
+/// `unauthorized` (or `protocol_mismatch`) when the program on `--listen` did not
+/// prove it knows the token, which was then not sent; `internal_error` for
+/// config/token failures.
 pub async fn connect(args: &BrowserArgs) -> Result<Connected, BridgeError> {
     let reached = reach(
         args.listen,
@@ -184,6 +186,7 @@ pub async fn connect(args: &BrowserArgs) -> Result<Connected, BridgeError> {
             })
         }
         Reached::Unavailable(reason) => Err(BridgeError::new(ErrorCode::NotConnected, reason)),
+        Reached::Refused(error) => Err(error),
         Reached::Hosted(handle) => {
             eprintln!(
                 "waiting up to {} s for the browser-bridge extension to connect to {} …",

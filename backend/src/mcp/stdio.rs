@@ -1,11 +1,13 @@
 //! `browser-bridge mcp`: MCP over stdin/stdout, for MCP clients that spawn their
 //! servers (Claude Desktop, Claude Code, Cursor…).
 //!
-//! When a `serve` already answers `/v1/status` with the token on the configured
-//! address, every tool call is forwarded to it ([`RemoteBridge`]); otherwise this
-//! process hosts the extension WebSocket itself ([`start_server`]), so a single MCP
-//! client works with nothing else running. A second `mcp` started meanwhile then
-//! finds this one's server and forwards to it.
+//! When a `serve` on the configured address proves it knows the pairing token
+//! (`GET /v1/hello`, PROTOCOL.md §2.1, [`probe`]), every tool call is forwarded to
+//! it ([`RemoteBridge`]); when nothing answers there, this process hosts the
+//! extension WebSocket itself ([`start_server`]), so a single MCP client works with
+//! nothing else running. A second `mcp` started meanwhile then finds this one's
+//! server and forwards to it. When something answers without the proof, `mcp`
+//! exits non-zero naming the address, without ever sending the token.
 //!
 //! stdout belongs to the protocol: nothing else may write to it, so logs go to
 //! stderr (`main` sets that up).
@@ -22,8 +24,8 @@ use crate::bridge::Bridge;
 use crate::cli::{ConfigArgs, parse_duration};
 use crate::config;
 use crate::mcp::BrowserServer;
-use crate::remote::{RemoteBridge, probe, serve_answers};
-use crate::server::{AddrInUse, DEFAULT_LISTEN, ServeOptions, ServerHandle, start_server};
+use crate::remote::{Probe, RemoteBridge, probe};
+use crate::server::{DEFAULT_LISTEN, ServeOptions, ServerHandle, start_server};
 
 /// `mcp` options: the same meaning and defaults as `serve`'s.
 #[derive(Debug, Args)]
@@ -43,7 +45,9 @@ pub struct McpArgs {
 /// Runs `browser-bridge mcp` until the MCP client closes stdin.
 ///
 /// # Errors
-/// When the config directory or token cannot be used, or the MCP transport fails.
+/// When the config directory or token cannot be used, or the MCP transport fails;
+/// a [`BridgeError`] (`unauthorized`, `protocol_mismatch`) when the program on
+/// `--listen` did not prove it knows the token ([`Reached::Refused`]).
 pub async fn run(args: McpArgs) -> anyhow::Result<()> {
     match reach(
         args.listen,
@@ -68,23 +72,31 @@ pub async fn run(args: McpArgs) -> anyhow::Result<()> {
             tracing::error!(%reason, "mcp: cannot host the extension WebSocket");
             serve_stdio(Unavailable(reason.into())).await
         }
+        // Not `Unavailable`: this process cannot host (the port is taken) and must
+        // not forward (that would send the token), and a server that merely
+        // answers every call with an error would hide the cause in the MCP client.
+        Reached::Refused(error) => Err(error.into()),
     }
 }
 
 /// How this process reaches the browser (shared by `mcp` and the agent's `run`).
 #[derive(Debug)]
 pub enum Reached {
-    /// A `serve` answered on the address with the token: forward to it.
+    /// A `serve` on the address proved it knows the token: forward to it.
     Remote(RemoteBridge),
-    /// No `serve` answered, so this process hosts the extension WebSocket.
+    /// Nothing answered, so this process hosts the extension WebSocket.
     Hosted(ServerHandle),
     /// Neither: the in-process server could not start (why, and what to do).
     Unavailable(String),
+    /// Something answered on the address without proving it knows the token
+    /// (another program, or a serve paired with another token): the error naming
+    /// the address. The token was not sent.
+    Refused(BridgeError),
 }
 
-/// Reuses a running `serve` on `listen` when it answers `/v1/status` with the
-/// token ([`probe`]), else hosts the extension WebSocket there ([`start_server`])
-/// with `connect_wait`.
+/// Reuses a running `serve` on `listen` when it proves it knows the token
+/// ([`probe`]); refuses when something else answers there; else hosts the
+/// extension WebSocket there ([`start_server`]) with `connect_wait`.
 ///
 /// # Errors
 /// When the config directory or the token cannot be used.
@@ -95,8 +107,10 @@ pub async fn reach(
 ) -> anyhow::Result<Reached> {
     let dir = config::resolve_config_dir(config_dir)?;
     let token = config::load_or_create_token(&dir)?;
-    if probe(listen, &token).await {
-        return Ok(Reached::Remote(RemoteBridge::new(listen, token)));
+    match probe(listen, &token, Some(&dir)).await {
+        Probe::Proven(bridge) => return Ok(Reached::Remote(bridge)),
+        Probe::Refused(error) => return Ok(Reached::Refused(error)),
+        Probe::Absent => {}
     }
     let opts = ServeOptions {
         listen,
@@ -106,15 +120,8 @@ pub async fn reach(
     };
     Ok(match start_server(opts).await {
         Ok(handle) => Reached::Hosted(handle),
-        // The probe with our token failed, yet a serve holds the port: its
-        // token differs (another config directory).
-        Err(e) if e.downcast_ref::<AddrInUse>().is_some() && serve_answers(listen).await => {
-            Reached::Unavailable(format!(
-                "a browser-bridge serve answers on {listen} but with another pairing token \
-                 than the one in {}: start `browser-bridge mcp` with that serve's `--config-dir`",
-                dir.display()
-            ))
-        }
+        // Something holds the port but was silent for the probe: `start_server`'s
+        // AddrInUse message says so.
         Err(e) => Reached::Unavailable(format!(
             "browser-bridge could not start its extension server ({e:#}); free the port or \
              start `browser-bridge serve`"

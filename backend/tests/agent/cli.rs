@@ -189,16 +189,14 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     let mut ws = ws.expect("the run listens for the extension");
-    super::common::send(
+    let ack = super::common::handshake(
         &mut ws,
-        &super::common::hello(
-            browser_bridge_protocol::PROTOCOL_VERSION,
-            "late",
-            Some(&token),
-        ),
+        browser_bridge_protocol::PROTOCOL_VERSION,
+        "late",
+        &token,
     )
-    .await;
-    let ack = super::common::recv(&mut ws).await.expect("ack");
+    .await
+    .expect("ack");
     assert_eq!(ack["type"], "ack", "{ack}");
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use browser_bridge::server::{ServeOptions, ServerHandle, start_server};
-use browser_bridge_protocol::{Message, PROTOCOL_VERSION};
+use browser_bridge_protocol::{Message, PROTOCOL_VERSION, auth};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -61,18 +61,38 @@ pub async fn connect_raw(
         .map(|(ws, _)| ws)
 }
 
-pub fn hello(version: u32, client_id: &str, token: Option<&str>) -> Value {
-    let mut hello = json!({
+/// A v5 `hello` (§2) with a fresh nonce `N_E`: the token is never on the wire.
+pub fn hello(version: u32, client_id: &str) -> Value {
+    json!({
         "type": "hello",
         "protocolVersion": version,
         "extensionVersion": "0.1.0-test",
         "clientId": client_id,
         "userAgent": "fake-extension",
-    });
-    if let Some(token) = token {
-        hello["pairingToken"] = json!(token);
+        "nonce": auth::encode_nonce(&rand::random()),
+    })
+}
+
+/// Plays the extension's side of the handshake with `hello` and `token`: sends the
+/// hello, and on a `challenge` checks nothing (tests of a wrong token need the
+/// backend's answer) and answers `auth` with `P_E` made from `token`. Returns the
+/// backend's last frame: `ack` or `reject` (or `None` when it closed).
+pub async fn handshake_with(ws: &mut Ws, hello: &Value, token: &str) -> Option<Value> {
+    send(ws, hello).await;
+    let reply = recv(ws).await?;
+    if reply["type"] != "challenge" {
+        return Some(reply);
     }
-    hello
+    let n_e = hello["nonce"].as_str().unwrap_or_default();
+    let n_b = reply["nonce"].as_str().expect("challenge.nonce");
+    let proof = auth::extension_proof(token, n_e, n_b);
+    send(ws, &json!({"type": "auth", "proof": proof})).await;
+    recv(ws).await
+}
+
+/// [`handshake_with`] a fresh v`version` hello.
+pub async fn handshake(ws: &mut Ws, version: u32, client_id: &str, token: &str) -> Option<Value> {
+    handshake_with(ws, &hello(version, client_id), token).await
 }
 
 pub async fn send(ws: &mut Ws, value: &Value) {
@@ -122,8 +142,9 @@ pub async fn connect_extension_at(url: &str, token: &str, client_id: &str) -> Ws
     let (mut ws, _) = tokio_tungstenite::connect_async(request)
         .await
         .expect("upgrade");
-    send(&mut ws, &hello(PROTOCOL_VERSION, client_id, Some(token))).await;
-    let ack = recv(&mut ws).await.expect("ack");
+    let ack = handshake(&mut ws, PROTOCOL_VERSION, client_id, token)
+        .await
+        .expect("ack");
     assert_eq!(ack["type"], "ack", "{ack}");
     ws
 }

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use browser_bridge_protocol::auth;
 use browser_bridge_protocol::envelope::{Hello, Pong, Response};
 use browser_bridge_protocol::extract::ExtractResult;
 use browser_bridge_protocol::result::{ClickResult, PageResult, SideEffects};
@@ -57,17 +58,27 @@ impl FakeExtension {
                 Err(e) => panic!("cannot connect to {url}: {e}"),
             }
         };
+        let n_e = auth::encode_nonce(&rand::random());
         let hello = Message::Hello(Hello {
             protocol_version: PROTOCOL_VERSION,
             extension_version: "0.1.0".into(),
             client_id: uuid::Uuid::new_v4().to_string(),
-            pairing_token: Some(token.into()),
+            nonce: n_e.clone(),
             user_agent: Some("fake-extension".into()),
         });
         socket
             .send(WsMessage::text(hello.encode()))
             .await
             .expect("send hello");
+        let Message::Challenge(challenge) = next_message(&mut socket).await else {
+            panic!("expected a challenge")
+        };
+        let proof = auth::answer_challenge(token, &n_e, &challenge)
+            .expect("the backend proves it knows the token");
+        socket
+            .send(WsMessage::text(Message::Auth(proof).encode()))
+            .await
+            .expect("send auth");
         let reply = next_message(&mut socket).await;
         assert!(
             matches!(reply, Message::Ack(_)),

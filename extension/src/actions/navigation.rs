@@ -4,7 +4,7 @@
 
 use browser_bridge_protocol::action::Navigate;
 use browser_bridge_protocol::result::PageResult;
-use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId, check_url_scheme};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use futures::future::{Either, select};
 use serde_json::json;
 
@@ -18,11 +18,11 @@ pub const LOAD_TIMEOUT_MS: u32 = 28_000;
 /// `navigate`.
 ///
 /// # Errors
-/// `invalid_action` (scheme), `domain_blocked`, `navigation_failed`, `timeout`.
+/// `invalid_action` (scheme, unparsable URL), `domain_blocked`,
+/// `navigation_failed`, `timeout`.
 pub async fn navigate(tab: TabId, p: Navigate) -> Result<ActionResult, BridgeError> {
-    check_url_scheme(&p.url)?;
-    sessions::check_blocklist(&p.url, Some(tab))?;
-    let page = load(tab, &p.url).await?;
+    let url = sessions::check_target_url(&p.url, Some(tab))?;
+    let page = load(tab, &url).await?;
     Ok(ActionResult::Navigate(page))
 }
 

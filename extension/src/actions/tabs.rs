@@ -2,9 +2,7 @@
 
 use browser_bridge_protocol::action::OpenTab;
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
-use browser_bridge_protocol::{
-    ActionResult, BridgeError, SessionEndReason, TabId, WindowId, check_url_scheme,
-};
+use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
 use futures::future::{Either, select};
 use serde_json::json;
 
@@ -48,11 +46,10 @@ pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
 /// current window, focused), a session at once, then the URL loaded.
 ///
 /// # Errors
-/// `invalid_action` for a refused scheme, `domain_blocked`, `navigation_failed`,
-/// `timeout`.
+/// `invalid_action` for a refused scheme or an unparsable URL, `domain_blocked`,
+/// `navigation_failed`, `timeout`.
 pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
-    check_url_scheme(&p.url)?;
-    sessions::check_blocklist(&p.url, None)?;
+    let url = sessions::check_target_url(&p.url, None)?;
     let tab = if p.focus.unwrap_or(false) {
         let window = chrome::windows_last_focused().await.ok();
         let mut props = json!({ "url": "about:blank", "active": true });
@@ -79,7 +76,7 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
     // waiting for a load event that never comes (dispatch only watches requests
     // that name their tab; open_tab's tab is new).
     let ended = sessions::register_inflight(tab);
-    let page = match select(Box::pin(navigation::load(tab, &p.url)), ended).await {
+    let page = match select(Box::pin(navigation::load(tab, &url)), ended).await {
         Either::Left((page, _)) => page?,
         Either::Right((Ok(error), _)) => return Err(error),
         Either::Right((Err(_), _)) => {

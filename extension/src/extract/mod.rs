@@ -7,7 +7,7 @@
 //! per same-origin iframe the snapshot found, together. (The renderer runs these one
 //! at a time anyway, so asking for the tree after the snapshot costs nothing and
 //! lets huge pages skip it.) On pages over `AX_TREE_MAX_NODES` nodes, or when the
-//! tree fails or takes over [`AX_TIMEOUT_MS`], elements come from the snapshot
+//! tree fails or takes over `AX_TIMEOUT_MS`, elements come from the snapshot
 //! alone (`page::fallback`). No page
 //! script beyond reading `innerText`, so a page that overrides prototypes cannot
 //! change what the agent reads. The uids come from the session's cache (§6).

@@ -20,7 +20,11 @@ pub type BackendNodeId = i64;
 /// Not tied to any clock or CDP call: the extension calls [`UidCache::assign`] after
 /// each extract, [`UidCache::invalidate`] on a new document, and
 /// [`UidCache::resolve`] before acting on a uid.
-#[derive(Debug, Clone, Default)]
+///
+/// Serialisable (JSON, not a wire type) so that the extension can keep it in
+/// `chrome.storage.session` and a restarted service worker resumes the session
+/// with the same uids.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UidCache {
     /// Next counter value to hand out; never decreases.
     next: u64,
@@ -229,5 +233,25 @@ mod tests {
         assert_eq!(after[0], before[1]);
         assert_eq!(after[1], before[0]);
         assert_eq!(after[2].0, "e2");
+    }
+
+    #[test]
+    fn survives_a_json_round_trip_with_its_counter_and_staleness() {
+        let mut cache = UidCache::new();
+        cache.assign(&[11, 12]);
+        cache.invalidate();
+        cache.assign(&[21, 22, 23]);
+        let text = serde_json::to_string(&cache).expect("serialise");
+        let back: UidCache = serde_json::from_str(&text).expect("deserialise");
+        assert_eq!(back, cache);
+        assert_eq!(back.resolve(&Uid::from_index(3)).expect("live"), 22);
+        assert_eq!(
+            back.resolve(&Uid::from_index(0)).unwrap_err().code,
+            ErrorCode::ElementStale
+        );
+        assert_eq!(
+            back.resolve(&Uid::from_index(5)).unwrap_err().code,
+            ErrorCode::ElementNotFound
+        );
     }
 }

@@ -1,13 +1,16 @@
-//! Handshake checks (PROTOCOL.md §2): Origin before the upgrade, `ack` shape, the
-//! version range, the token, a non-`hello` first message, the 10 s hello deadline,
-//! and replacement by `clientId`.
+//! Handshake checks (PROTOCOL.md §2): Origin before the upgrade, the mutual proofs
+//! (`challenge` proves the backend, `auth` the extension; the token never on the
+//! wire), `ack` shape, the version range, out-of-order and replayed messages, the
+//! 10 s handshake deadline, and replacement by `clientId`.
 
 use std::time::Duration;
 
-use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION};
+use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION, auth};
 use serde_json::{Value, json};
 
-use super::{ANSWER_WAIT, BackendTarget, OpenError, client_id, connect_extension, hello, open};
+use super::{
+    ANSWER_WAIT, BackendTarget, OpenError, client_id, connect_extension, hello, open, prove,
+};
 use crate::conformance::report::{Outcome, Report, ensure};
 use crate::conformance::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
 
@@ -27,38 +30,55 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         "handshake: version above range → reject protocol_mismatch + close",
         rejected(
             target,
-            hello(version + 1, &client_id(), Some(&target.token)),
+            hello(version + 1, &client_id()),
             "protocol_mismatch",
         )
         .await,
     );
     report.record(
-        "handshake: version below range → reject protocol_mismatch + close",
+        "handshake: a v4 hello (token in the clear, no nonce) → reject protocol_mismatch",
         rejected(
             target,
-            hello(1, &client_id(), Some(&target.token)),
+            json!({"type": "hello", "protocolVersion": 4, "extensionVersion": "0.1.0",
+                   "clientId": client_id(), "pairingToken": target.token}),
             "protocol_mismatch",
         )
         .await,
     );
+    let mut with_token = hello(version, &client_id());
+    with_token["pairingToken"] = json!(target.token);
     report.record(
-        "handshake: wrong token → reject unauthorized + close",
-        rejected(
-            target,
-            hello(version, &client_id(), Some("not-the-token")),
-            "unauthorized",
-        )
-        .await,
+        "handshake: a hello carrying pairingToken → reject invalid_request",
+        rejected(target, with_token, "invalid_request").await,
+    );
+    let mut no_nonce = hello(version, &client_id());
+    no_nonce.as_object_mut().map(|o| o.remove("nonce"));
+    report.record(
+        "handshake: a hello without a nonce → reject invalid_request",
+        rejected(target, no_nonce, "invalid_request").await,
     );
     report.record(
-        "handshake: missing token → reject unauthorized + close",
-        rejected(target, hello(version, &client_id(), None), "unauthorized").await,
+        "handshake: wrong extension proof → reject unauthorized + close",
+        wrong_proof(target).await,
+    );
+    report.record(
+        "handshake: auth replayed from an earlier connection → reject unauthorized",
+        replayed_auth(target).await,
     );
     report.record(
         "handshake: non-hello first message → reject invalid_request + close",
         rejected(
             target,
             json!({"type": "ping", "nonce": 7}),
+            "invalid_request",
+        )
+        .await,
+    );
+    report.record(
+        "handshake: auth before hello → reject invalid_request + close",
+        rejected(
+            target,
+            json!({"type": "auth", "proof": "A".repeat(auth::PROOF_CHARS)}),
             "invalid_request",
         )
         .await,
@@ -114,6 +134,63 @@ async fn ack_shape(target: &BackendTarget) -> Outcome {
     ensure(is_uuid_v4(connection), || {
         format!("ack.connectionId `{connection}` is not a UUIDv4")
     })
+}
+
+/// `auth` with a proof made from another token → `reject unauthorized`, close.
+async fn wrong_proof(target: &BackendTarget) -> Outcome {
+    let mut socket = open(&target.ws_url, Some(&target.origin))
+        .await
+        .map_err(|e| e.to_string())?;
+    let hello = hello(u64::from(PROTOCOL_VERSION), &client_id());
+    let (_, answer) = prove(&mut socket, &hello, "not-the-token").await?;
+    expect_reject(&mut socket, &answer, "unauthorized").await
+}
+
+/// An eavesdropper's replay: the `hello` and `auth` of an earlier, successful
+/// connection, sent again. The backend's fresh nonce makes the old proof wrong.
+async fn replayed_auth(target: &BackendTarget) -> Outcome {
+    let hello = hello(u64::from(PROTOCOL_VERSION), &client_id());
+    let mut first = open(&target.ws_url, Some(&target.origin))
+        .await
+        .map_err(|e| e.to_string())?;
+    let (challenge, ack) = prove(&mut first, &hello, &target.token).await?;
+    first.close().await;
+    ensure(ack.get("type") == Some(&json!("ack")), || {
+        format!("the genuine handshake was not acked: {}", short(&ack))
+    })?;
+    let recorded = auth::extension_proof(
+        &target.token,
+        hello["nonce"].as_str().unwrap_or_default(),
+        challenge["nonce"].as_str().unwrap_or_default(),
+    );
+    let mut replay = open(&target.ws_url, Some(&target.origin))
+        .await
+        .map_err(|e| e.to_string())?;
+    replay.send(&hello).await?;
+    let second = replay.recv_json(ANSWER_WAIT).await?;
+    ensure(second.get("type") == Some(&json!("challenge")), || {
+        format!("expected challenge, got {}", short(&second))
+    })?;
+    ensure(second["nonce"] != challenge["nonce"], || {
+        "the backend reused its nonce".into()
+    })?;
+    replay
+        .send(&json!({"type": "auth", "proof": recorded}))
+        .await?;
+    let answer = replay.recv_json(ANSWER_WAIT).await?;
+    expect_reject(&mut replay, &answer, "unauthorized").await
+}
+
+/// `answer` is a `reject` with `code`, then the socket closes.
+async fn expect_reject(socket: &mut super::ClientSocket, answer: &Value, code: &str) -> Outcome {
+    ensure(answer.get("type") == Some(&json!("reject")), || {
+        format!("expected reject, got {}", short(answer))
+    })?;
+    let error = answer
+        .get("error")
+        .ok_or_else(|| format!("reject without `error`: {}", short(answer)))?;
+    expect_error(error, code)?;
+    socket.expect_close(ANSWER_WAIT).await
 }
 
 /// Sends `first` as the first frame; expects `reject` with `code`, then a close.

@@ -68,6 +68,18 @@ impl HttpApi {
         answer(request).await
     }
 
+    /// `GET /v1/hello?nonce=<nonce>` without the token (PROTOCOL.md §2.1); `nonce`
+    /// goes into the query as given.
+    ///
+    /// # Errors
+    /// The request could not be sent or its body read.
+    pub async fn hello(&self, nonce: &str) -> Result<HttpAnswer, String> {
+        let request = self
+            .client
+            .get(format!("{}/v1/hello?nonce={nonce}", self.base));
+        answer(request).await
+    }
+
     /// `GET /v1/status` with the token.
     ///
     /// # Errors

@@ -11,6 +11,7 @@ mod requests;
 
 use std::time::Duration;
 
+use browser_bridge_protocol::auth;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::MaybeTlsStream;
@@ -118,23 +119,46 @@ pub(crate) async fn open(url: &str, origin: Option<&str>) -> Result<ClientSocket
     }
 }
 
-/// A `hello` frame as an extension sends it.
-pub(crate) fn hello(version: u64, client_id: &str, token: Option<&str>) -> Value {
-    let mut hello = json!({
+/// A v5 `hello` frame as an extension sends it, with a fresh nonce `N_E`.
+pub(crate) fn hello(version: u64, client_id: &str) -> Value {
+    json!({
         "type": "hello",
         "protocolVersion": version,
         "extensionVersion": "0.0.0-conformance",
         "clientId": client_id,
         "userAgent": "browser-bridge-conformance",
-    });
-    if let Some(token) = token {
-        hello["pairingToken"] = json!(token);
-    }
-    hello
+        "nonce": auth::encode_nonce(&rand::random()),
+    })
 }
 
-/// Connects and completes the handshake as a well-behaved extension; returns the
-/// socket and the `ack` frame.
+/// Sends `hello`, expects `challenge`, and answers `auth` with `P_E` made from
+/// `token`; returns the challenge and the backend's next frame. `Err` when the
+/// backend answered the hello with anything but a challenge.
+pub(crate) async fn prove(
+    socket: &mut ClientSocket,
+    hello: &Value,
+    token: &str,
+) -> Result<(Value, Value), String> {
+    socket.send(hello).await?;
+    let challenge = socket.recv_json(ANSWER_WAIT).await?;
+    if challenge.get("type") != Some(&json!("challenge")) {
+        return Err(format!(
+            "expected challenge, got {}",
+            super::wire::short(&challenge)
+        ));
+    }
+    let n_e = hello["nonce"].as_str().unwrap_or_default();
+    let n_b = challenge["nonce"].as_str().unwrap_or_default();
+    let proof = auth::extension_proof(token, n_e, n_b);
+    socket
+        .send(&json!({"type": "auth", "proof": proof}))
+        .await?;
+    let answer = socket.recv_json(ANSWER_WAIT).await?;
+    Ok((challenge, answer))
+}
+
+/// Connects and completes the handshake as a well-behaved extension, checking the
+/// backend's proof first (§2); returns the socket and the `ack` frame.
 pub(crate) async fn connect_extension(
     target: &BackendTarget,
     client_id: &str,
@@ -143,10 +167,20 @@ pub(crate) async fn connect_extension(
         .await
         .map_err(|e| e.to_string())?;
     let version = u64::from(browser_bridge_protocol::PROTOCOL_VERSION);
-    socket
-        .send(&hello(version, client_id, Some(&target.token)))
-        .await?;
-    let answer = socket.recv_json(ANSWER_WAIT).await?;
+    let hello = hello(version, client_id);
+    let (challenge, answer) = prove(&mut socket, &hello, &target.token).await?;
+    let proven = auth::verify_backend_proof(
+        &target.token,
+        hello["nonce"].as_str().unwrap_or_default(),
+        challenge["nonce"].as_str().unwrap_or_default(),
+        challenge["proof"].as_str().unwrap_or_default(),
+    );
+    if !proven {
+        return Err(format!(
+            "the challenge's proof does not match our token: {}",
+            super::wire::short(&challenge)
+        ));
+    }
     if answer.get("type") != Some(&json!("ack")) {
         return Err(format!("expected ack, got {}", super::wire::short(&answer)));
     }

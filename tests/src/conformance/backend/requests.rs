@@ -33,8 +33,45 @@ const PASS_THROUGH: [(&str, u16); 11] = [
 
 /// Runs the request checks, each on a fresh connection with one shared clientId
 /// (so every new connection replaces the last and is the one the backend uses).
+/// §2.1: the proof answered by `/v1/hello` verifies with our token and version.
+async fn server_proof(api: &HttpApi) -> Outcome {
+    let nonce = browser_bridge_protocol::auth::encode_nonce(&rand::random());
+    let (status, body) = api.hello(&nonce).await?;
+    ensure(status == 200, || format!("HTTP {status} {}", short(&body)))?;
+    let version = u64_field(&body, "protocolVersion")?;
+    ensure(
+        version == u64::from(browser_bridge_protocol::PROTOCOL_VERSION),
+        || format!("protocolVersion {version}"),
+    )?;
+    let proof = str_field(&body, "proof")?;
+    ensure(
+        browser_bridge_protocol::auth::verify_server_proof(api.token(), &nonce, proof),
+        || "the proof does not match our token".into(),
+    )
+}
+
+/// §2.1: nonces outside 16–128 base64url characters are refused.
+async fn bad_hello_nonce(api: &HttpApi) -> Outcome {
+    for nonce in ["short", "has+plus/and/slash=padding", &"a".repeat(129)] {
+        let (status, body) = api.hello(nonce).await?;
+        ensure(status == 400, || {
+            format!("nonce {nonce:?}: HTTP {status} {}", short(&body))
+        })?;
+        expect_error(&body["error"], "invalid_request")?;
+    }
+    Ok(())
+}
+
 pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
     let api = HttpApi::new(&target.http_base, &target.token);
+    report.record(
+        "http: GET /v1/hello proves the server knows the token (no token sent)",
+        server_proof(&api).await,
+    );
+    report.record(
+        "http: GET /v1/hello with a malformed nonce → HTTP 400 invalid_request",
+        bad_hello_nonce(&api).await,
+    );
     // Without a reachable HTTP API every request check would fail the same way.
     let reachable = match api.status().await {
         Ok((200, _)) => Ok(()),

@@ -1,5 +1,5 @@
-//! Extension mode: the harness acts as a backend, waits for any extension to
-//! connect with its pairing token, and runs the protocol's checks on it
+//! Extension mode: the harness acts as a backend, waits for an extension that
+//! proves it holds the pairing token, and runs the protocol's checks on it
 //! (PROTOCOL.md §2, §3, §5, §7, §11).
 
 mod checks;
@@ -8,7 +8,7 @@ mod conn;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use browser_bridge_protocol::PROTOCOL_VERSION;
+use browser_bridge_protocol::{PROTOCOL_VERSION, auth};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 
 use self::conn::Conn;
 use super::report::{Outcome, Report, ensure};
-use super::wire::{JsonSocket, short, str_field, u64_field};
+use super::wire::{JsonSocket, Received, short, str_field, u64_field};
 
 /// A listening fake backend, bound before the extension under test is started so
 /// that its URL can be given to the extension.
@@ -29,7 +29,7 @@ pub struct ExtensionHarness {
 
 impl ExtensionHarness {
     /// Binds `listen` (use `127.0.0.1:0` for a free port); `token` is the pairing
-    /// token the extension must present.
+    /// token the extension must prove it holds.
     ///
     /// # Errors
     /// The address cannot be bound.
@@ -52,21 +52,26 @@ impl ExtensionHarness {
         format!("ws://{}/extension", self.local_addr())
     }
 
-    /// The pairing token the extension must present.
+    /// The pairing token the extension must prove it holds.
     pub fn token(&self) -> &str {
         &self.token
     }
 
-    /// Waits up to `wait` for an extension that presents our token, then runs every
-    /// check on it. Connections with another token (an extension not paired yet) are
-    /// closed without `reject`, so the extension retries. Ends with the lifecycle
-    /// checks (§2): after a plain close the extension says hello again; after a
-    /// `reject` it stays away (the extension is left in its fatal state).
+    /// Waits up to `wait` for an extension that proves our token, then runs every
+    /// check on it. A connection that does not complete the proof (an extension
+    /// paired with another token closes after our challenge) is dropped without
+    /// `reject`, so the extension retries. Ends with the lifecycle checks (§2): after
+    /// a plain close the extension says hello again; a peer that does not prove the
+    /// token gets no `auth` and is obeyed in nothing; an unproven `reject` is not
+    /// terminal; a `reject` after the proofs is (the extension is left fatal).
     pub async fn run(self, wait: Duration, report: &mut Report) {
-        let (socket, origin, hello) = match self.accept(wait).await {
+        let (socket, origin, hello) = match self.accept_proven(wait).await {
             Ok(accepted) => accepted,
             Err(why) => {
-                report.record("handshake: an extension connected with our token", Err(why));
+                report.record(
+                    "handshake: an extension connected and proved our token",
+                    Err(why),
+                );
                 return;
             }
         };
@@ -88,40 +93,90 @@ impl ExtensionHarness {
             return;
         }
         checks::run(Conn::new(socket), report).await;
-        let reconnected = self.reconnect_then_reject(&client_id).await;
-        let rejected = reconnected.is_ok();
+        self.lifecycle(&client_id, report).await;
+    }
+
+    /// The reconnection checks, in order; each needs the one before it.
+    async fn lifecycle(&self, client_id: &Value, report: &mut Report) {
+        const NOT_RUN: &str = "not run: the extension did not reconnect";
+        let mut next = self.reconnect(client_id).await;
         report.record(
             "lifecycle: after a plain close the extension says hello again, same clientId",
-            reconnected,
+            next.as_ref().map(drop).map_err(Clone::clone),
         );
-        let terminal = if rejected {
-            self.stays_away().await
-        } else {
-            Err("not run: the extension did not reconnect".into())
+        let steps: [(&str, Impostor); 3] = [
+            (
+                "handshake: a wrong backend proof → the extension sends no auth and closes",
+                Impostor::WrongProof,
+            ),
+            (
+                "handshake: a bare ack without challenge → nothing obeyed, socket closed",
+                Impostor::BareAck,
+            ),
+            (
+                "handshake: a reject before the backend proved itself is not terminal",
+                Impostor::UnprovenReject,
+            ),
+        ];
+        for (name, impostor) in steps {
+            let outcome = match next {
+                Ok(socket) => impostor.play(socket).await,
+                Err(_) => Err(NOT_RUN.into()),
+            };
+            let failed = outcome.is_err();
+            report.record(name, outcome);
+            // The extension keeps retrying after each refusal (backoff 2, 4, 8 s).
+            next = if failed {
+                Err(NOT_RUN.into())
+            } else {
+                self.reconnect(client_id).await
+            };
+            if failed {
+                continue;
+            }
+            report.record(
+                format!("lifecycle: the extension retries after {}", impostor.what()),
+                next.as_ref().map(drop).map_err(Clone::clone),
+            );
+        }
+        let terminal = match next {
+            Ok(socket) => match self.prove_then_reject(socket).await {
+                Ok(()) => self.stays_away().await,
+                Err(why) => Err(why),
+            },
+            Err(_) => Err(NOT_RUN.into()),
         };
         report.record(
-            "lifecycle: reject is terminal, no reconnection after it",
+            "lifecycle: a reject after the proofs is terminal, no reconnection after it",
             terminal,
         );
     }
 
-    /// Waits for the reconnection that follows our close (backoff starts at 1 s)
-    /// and answers it with `reject` (`protocol_mismatch`).
-    async fn reconnect_then_reject(&self, client_id: &Value) -> Outcome {
-        let (mut socket, _, hello) = self.accept(RECONNECT_WAIT).await?;
+    /// The next hello (backoff starts at 1 s, doubling, with jitter); checks that
+    /// the clientId is unchanged.
+    async fn reconnect(&self, client_id: &Value) -> Result<(Socket, Value), String> {
+        let (socket, _, hello) = self.accept_hello(RECONNECT_WAIT).await?;
         let again = hello.get("clientId").cloned().unwrap_or(Value::Null);
+        if &again != client_id {
+            socket.close().await;
+            return Err(format!("clientId changed from {client_id} to {again}"));
+        }
+        Ok((socket, hello))
+    }
+
+    /// Completes the proofs on `socket`, then answers `reject` (`protocol_mismatch`).
+    async fn prove_then_reject(&self, (mut socket, hello): (Socket, Value)) -> Outcome {
+        challenge_and_verify(&mut socket, &hello, &self.token).await?;
         let reject = json!({"type": "reject", "error": {"code": "protocol_mismatch",
             "message": "conformance harness: this backend accepts v99..v99 only; update the extension"}});
         socket.send(&reject).await?;
         socket.close().await;
-        ensure(&again == client_id, || {
-            format!("clientId changed from {client_id} to {again}")
-        })
+        Ok(())
     }
 
     /// No new hello arrives within [`TERMINAL_WAIT`] after a reject.
     async fn stays_away(&self) -> Outcome {
-        match self.accept(TERMINAL_WAIT).await {
+        match self.accept_hello(TERMINAL_WAIT).await {
             Ok((socket, _, _)) => {
                 socket.close().await;
                 Err(format!(
@@ -133,10 +188,29 @@ impl ExtensionHarness {
         }
     }
 
-    /// The next connection that says hello with our token, within `wait`.
-    /// Connections are handled concurrently, so one that stays silent (an
-    /// extension not configured yet) does not hold up the next.
-    async fn accept(&self, wait: Duration) -> Result<(Socket, Option<String>, Value), String> {
+    /// The next connection that proves our token within `wait`.
+    async fn accept_proven(
+        &self,
+        wait: Duration,
+    ) -> Result<(Socket, Option<String>, Value), String> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let (mut socket, origin, hello) = self.accept_hello(left).await?;
+            match challenge_and_verify(&mut socket, &hello, &self.token).await {
+                Ok(()) => return Ok((socket, origin, hello)),
+                Err(why) if left.is_zero() => return Err(why),
+                Err(_) => socket.close().await,
+            }
+        }
+    }
+
+    /// The next connection that says hello, within `wait`. Connections are handled
+    /// concurrently, so one that stays silent does not hold up the next.
+    async fn accept_hello(
+        &self,
+        wait: Duration,
+    ) -> Result<(Socket, Option<String>, Value), String> {
         let deadline = tokio::time::Instant::now() + wait;
         let mut last = String::from("no extension connected");
         let mut handshakes = FuturesUnordered::new();
@@ -148,13 +222,7 @@ impl ExtensionHarness {
                     }
                 }
                 Some(result) = handshakes.next(), if !handshakes.is_empty() => match result {
-                    Ok((socket, origin, hello)) => {
-                        if hello.get("pairingToken").and_then(Value::as_str) == Some(self.token.as_str()) {
-                            return Ok((socket, origin, hello));
-                        }
-                        last = format!("a hello without our token: {}", redacted(&hello));
-                        socket.close().await;
-                    }
+                    Ok(accepted) => return Ok(accepted),
                     Err(why) => last = why,
                 },
                 () = tokio::time::sleep_until(deadline) => {
@@ -162,6 +230,93 @@ impl ExtensionHarness {
                 }
             }
         }
+    }
+}
+
+/// Sends a `challenge` proving `token` and checks the extension's `auth` (§2).
+async fn challenge_and_verify(socket: &mut Socket, hello: &Value, token: &str) -> Outcome {
+    let n_e = str_field(hello, "nonce")?;
+    auth::check_nonce("hello.nonce", n_e).map_err(|e| e.message)?;
+    let n_b = auth::encode_nonce(&rand::random());
+    let proof = auth::backend_proof(token, n_e, &n_b);
+    socket
+        .send(&json!({"type": "challenge", "nonce": n_b, "proof": proof}))
+        .await?;
+    let answer = socket.recv_json(Duration::from_secs(10)).await?;
+    ensure(answer.get("type") == Some(&json!("auth")), || {
+        format!("expected auth after our challenge, got {}", short(&answer))
+    })?;
+    let p_e = str_field(&answer, "proof")?;
+    ensure(auth::verify_extension_proof(token, n_e, &n_b, p_e), || {
+        "the extension's proof does not match our token (paired with another token?)".into()
+    })
+}
+
+/// A peer on the backend address that does not know the token.
+#[derive(Debug, Clone, Copy)]
+enum Impostor {
+    /// Answers hello with a challenge whose proof is made from another token.
+    WrongProof,
+    /// Skips the challenge: `ack` at once, then a request.
+    BareAck,
+    /// Answers hello with `reject` (anyone can send one).
+    UnprovenReject,
+}
+
+impl Impostor {
+    fn what(self) -> &'static str {
+        match self {
+            Impostor::WrongProof => "a wrong backend proof",
+            Impostor::BareAck => "a bare ack",
+            Impostor::UnprovenReject => "an unproven reject",
+        }
+    }
+
+    /// Plays the impostor on a fresh connection; the extension must send nothing
+    /// more (no `auth`, no `response`) and close.
+    async fn play(self, (mut socket, hello): (Socket, Value)) -> Outcome {
+        let n_e = str_field(&hello, "nonce")?.to_owned();
+        match self {
+            Impostor::WrongProof => {
+                let n_b = auth::encode_nonce(&rand::random());
+                let proof = auth::backend_proof("not-the-pairing-token", &n_e, &n_b);
+                socket
+                    .send(&json!({"type": "challenge", "nonce": n_b, "proof": proof}))
+                    .await?;
+            }
+            Impostor::BareAck => {
+                socket
+                    .send(&json!({"type": "ack", "protocolVersion": PROTOCOL_VERSION,
+                                  "backendVersion": "0.0.0-impostor",
+                                  "connectionId": uuid::Uuid::new_v4().to_string()}))
+                    .await?;
+                let _ = socket
+                    .send(&json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
+                                  "timeoutMs": 5000,
+                                  "action": {"action": "evaluate", "expression": "return document.cookie"}}))
+                    .await;
+            }
+            Impostor::UnprovenReject => {
+                socket
+                    .send(&json!({"type": "reject", "error": {"code": "unauthorized",
+                        "message": "conformance impostor: reject before any proof"}}))
+                    .await?;
+            }
+        }
+        closes_silently(&mut socket).await
+    }
+}
+
+/// The extension closes the socket without sending another frame.
+async fn closes_silently(socket: &mut Socket) -> Outcome {
+    match socket.recv(Duration::from_secs(5)).await {
+        Received::Closed(_) => Ok(()),
+        Received::Json(frame) => Err(format!(
+            "the extension sent {} to a peer that did not prove the token",
+            short(&frame)
+        )),
+        Received::Garbage(text) => Err(format!("the extension sent a non-JSON frame: {text}")),
+        Received::Silent => Err("the extension left the socket open for 5 s".into()),
     }
 }
 
@@ -192,20 +347,11 @@ async fn first_hello(stream: TcpStream) -> Result<(Socket, Option<String>, Value
 /// An accepted extension socket.
 type Socket = JsonSocket<TcpStream>;
 
-/// How long the extension may take to come back after a plain close (its backoff
-/// starts at 1 s, with jitter).
-const RECONNECT_WAIT: Duration = Duration::from_secs(10);
+/// How long the extension may take to come back after a close (its backoff starts
+/// at 1 s and doubles at each refusal: the fourth wait is 8 s ± 25 %).
+const RECONNECT_WAIT: Duration = Duration::from_secs(15);
 /// How long the harness watches for a (forbidden) reconnection after a reject.
 const TERMINAL_WAIT: Duration = Duration::from_secs(4);
-
-/// The hello without its token, for messages.
-fn redacted(hello: &Value) -> String {
-    let mut hello = hello.clone();
-    if let Some(token) = hello.get_mut("pairingToken") {
-        *token = json!("<redacted>");
-    }
-    short(&hello)
-}
 
 fn origin_ok(origin: Option<&str>) -> Outcome {
     match origin {
@@ -217,8 +363,12 @@ fn origin_ok(origin: Option<&str>) -> Outcome {
 
 fn hello_shape(hello: &Value) -> Outcome {
     ensure(hello.get("type") == Some(&json!("hello")), || {
-        format!("first frame is not a hello: {}", redacted(hello))
+        format!("first frame is not a hello: {}", short(hello))
     })?;
+    ensure(hello.get("pairingToken").is_none(), || {
+        "the hello carries pairingToken: the token must never cross the wire".into()
+    })?;
+    auth::check_nonce("hello.nonce", str_field(hello, "nonce")?).map_err(|e| e.message)?;
     let version = u64_field(hello, "protocolVersion")?;
     ensure(version == u64::from(PROTOCOL_VERSION), || {
         format!("protocolVersion {version}, expected {PROTOCOL_VERSION}")

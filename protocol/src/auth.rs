@@ -1,0 +1,230 @@
+//! Proofs of knowledge of the pairing token (PROTOCOL.md §2, §2.1).
+//!
+//! The token never crosses the wire. Each side proves it knows it with
+//! `base64url_nopad(HMAC-SHA256(key = token UTF-8, msg))`, where `msg` is a label
+//! naming the prover, then the nonces as their ASCII text, each preceded by `0x00`.
+//! A proof binds both nonces of one connection, so a proof seen on one connection
+//! is worthless on any other. Pure: the caller supplies the random nonce bytes.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{KeyInit, Mac};
+use sha2::Sha256;
+
+use crate::envelope::{Auth, Challenge};
+use crate::error::BridgeError;
+
+type HmacSha256 = hmac::Hmac<Sha256>;
+
+/// Label of the backend's proof `P_B` in the WebSocket handshake.
+pub const LABEL_BACKEND: &str = "browser-bridge/5 backend";
+/// Label of the extension's proof `P_E` in the WebSocket handshake.
+pub const LABEL_EXTENSION: &str = "browser-bridge/5 extension";
+/// Label of the HTTP server's proof answered by `GET /v1/hello`.
+pub const LABEL_SERVER: &str = "browser-bridge/5 server";
+
+/// Random bytes behind a handshake nonce.
+pub const NONCE_BYTES: usize = 32;
+/// Length of a handshake nonce as text: 32 bytes, base64url without padding.
+pub const NONCE_CHARS: usize = 43;
+/// Length of a proof as text: an HMAC-SHA256 tag, base64url without padding.
+pub const PROOF_CHARS: usize = 43;
+/// Shortest nonce `GET /v1/hello` accepts (chars).
+pub const HTTP_NONCE_MIN_CHARS: usize = 16;
+/// Longest nonce `GET /v1/hello` accepts (chars).
+pub const HTTP_NONCE_MAX_CHARS: usize = 128;
+
+/// The nonce text for 32 random bytes (43 base64url chars, no padding).
+pub fn encode_nonce(bytes: &[u8; NONCE_BYTES]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Checks a handshake nonce: exactly [`NONCE_CHARS`] base64url chars.
+///
+/// # Errors
+/// `invalid_request` naming `field`.
+pub fn check_nonce(field: &str, nonce: &str) -> Result<(), BridgeError> {
+    check_b64(field, nonce, NONCE_CHARS, NONCE_CHARS)
+}
+
+/// Checks the nonce of `GET /v1/hello`: 16–128 base64url chars.
+///
+/// # Errors
+/// `invalid_request` naming `nonce`.
+pub fn check_http_nonce(nonce: &str) -> Result<(), BridgeError> {
+    check_b64("nonce", nonce, HTTP_NONCE_MIN_CHARS, HTTP_NONCE_MAX_CHARS)
+}
+
+/// Checks the shape of a proof: exactly [`PROOF_CHARS`] base64url chars.
+///
+/// # Errors
+/// `invalid_request` naming `proof`.
+pub fn check_proof(proof: &str) -> Result<(), BridgeError> {
+    check_b64("proof", proof, PROOF_CHARS, PROOF_CHARS)
+}
+
+fn check_b64(field: &str, text: &str, min: usize, max: usize) -> Result<(), BridgeError> {
+    let alphabet = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    if text.len() < min || text.len() > max || !text.bytes().all(alphabet) {
+        let size = if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(BridgeError::invalid_request(format!(
+            "{field}: must be {size} base64url characters without padding"
+        )));
+    }
+    Ok(())
+}
+
+/// `HMAC-SHA256(token, label ‖ 0x00 ‖ part₁ ‖ 0x00 ‖ part₂ …)`.
+fn mac(token: &str, label: &str, parts: &[&str]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(token.as_bytes()).expect("HMAC takes any key length");
+    mac.update(label.as_bytes());
+    for part in parts {
+        mac.update(&[0]);
+        mac.update(part.as_bytes());
+    }
+    mac
+}
+
+fn prove(token: &str, label: &str, parts: &[&str]) -> String {
+    URL_SAFE_NO_PAD.encode(mac(token, label, parts).finalize().into_bytes())
+}
+
+/// Constant-time check of `proof` against the expected tag (`Mac::verify_slice`).
+fn verify(token: &str, label: &str, parts: &[&str], proof: &str) -> bool {
+    let Ok(tag) = URL_SAFE_NO_PAD.decode(proof) else {
+        return false;
+    };
+    mac(token, label, parts).verify_slice(&tag).is_ok()
+}
+
+/// `P_B`: the backend's proof in `challenge` (§2), over the extension's nonce
+/// `n_e` and the backend's `n_b`.
+pub fn backend_proof(token: &str, n_e: &str, n_b: &str) -> String {
+    prove(token, LABEL_BACKEND, &[n_e, n_b])
+}
+
+/// `P_E`: the extension's proof in `auth` (§2).
+pub fn extension_proof(token: &str, n_e: &str, n_b: &str) -> String {
+    prove(token, LABEL_EXTENSION, &[n_e, n_b])
+}
+
+/// The HTTP server's proof for `GET /v1/hello?nonce=N` (§2.1).
+pub fn server_proof(token: &str, nonce: &str) -> String {
+    prove(token, LABEL_SERVER, &[nonce])
+}
+
+/// Whether `proof` is `P_B` for these nonces (constant time).
+pub fn verify_backend_proof(token: &str, n_e: &str, n_b: &str, proof: &str) -> bool {
+    verify(token, LABEL_BACKEND, &[n_e, n_b], proof)
+}
+
+/// Whether `proof` is `P_E` for these nonces (constant time).
+pub fn verify_extension_proof(token: &str, n_e: &str, n_b: &str, proof: &str) -> bool {
+    verify(token, LABEL_EXTENSION, &[n_e, n_b], proof)
+}
+
+/// Whether `proof` is the server proof for `nonce` (constant time).
+pub fn verify_server_proof(token: &str, nonce: &str, proof: &str) -> bool {
+    verify(token, LABEL_SERVER, &[nonce], proof)
+}
+
+/// The extension's side of §2 after `challenge`: `Some(auth)` carrying `P_E` when
+/// the challenge's `P_B` proves the backend knows `token`, `None` when it does not
+/// (the extension then closes and sends nothing else). `n_e` is the nonce of the
+/// extension's own `hello`.
+pub fn answer_challenge(token: &str, n_e: &str, challenge: &Challenge) -> Option<Auth> {
+    let shaped =
+        check_nonce("nonce", &challenge.nonce).is_ok() && check_proof(&challenge.proof).is_ok();
+    (shaped && verify_backend_proof(token, n_e, &challenge.nonce, &challenge.proof)).then(|| Auth {
+        proof: extension_proof(token, n_e, &challenge.nonce),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "s3cret-token";
+
+    #[test]
+    fn nonce_text_is_43_base64url_chars() {
+        let nonce = encode_nonce(&[0xff; NONCE_BYTES]);
+        assert_eq!(nonce.len(), NONCE_CHARS);
+        assert!(check_nonce("nonce", &nonce).is_ok());
+        assert!(check_nonce("nonce", &nonce[1..]).is_err());
+        assert!(check_nonce("nonce", &format!("{}=", &nonce[1..])).is_err());
+        let e = check_nonce("nonce", "a+b/").unwrap_err();
+        assert!(e.message.starts_with("nonce:"), "{}", e.message);
+    }
+
+    #[test]
+    fn http_nonce_bounds() {
+        assert!(check_http_nonce(&"a".repeat(15)).is_err());
+        assert!(check_http_nonce(&"a".repeat(16)).is_ok());
+        assert!(check_http_nonce(&"a".repeat(128)).is_ok());
+        assert!(check_http_nonce(&"a".repeat(129)).is_err());
+        assert!(check_http_nonce(&format!("{}.", "a".repeat(20))).is_err());
+    }
+
+    /// RFC 4231-style check that the message layout is the one PROTOCOL.md states:
+    /// the tag is computed by hand over the concatenated bytes.
+    #[test]
+    fn proofs_follow_the_documented_layout() {
+        let (n_e, n_b) = ("A".repeat(43), "B".repeat(43));
+        let msg = format!("{LABEL_BACKEND}\0{n_e}\0{n_b}");
+        let mut by_hand = HmacSha256::new_from_slice(TOKEN.as_bytes()).unwrap();
+        by_hand.update(msg.as_bytes());
+        let expected = URL_SAFE_NO_PAD.encode(by_hand.finalize().into_bytes());
+        assert_eq!(backend_proof(TOKEN, &n_e, &n_b), expected);
+        assert_eq!(expected.len(), PROOF_CHARS);
+        assert!(check_proof(&expected).is_ok());
+    }
+
+    #[test]
+    fn proofs_bind_token_label_and_both_nonces() {
+        let (n_e, n_b) = ("A".repeat(43), "B".repeat(43));
+        let p_b = backend_proof(TOKEN, &n_e, &n_b);
+        let p_e = extension_proof(TOKEN, &n_e, &n_b);
+        assert_ne!(p_b, p_e, "labels separate the two directions");
+        assert!(verify_backend_proof(TOKEN, &n_e, &n_b, &p_b));
+        assert!(verify_extension_proof(TOKEN, &n_e, &n_b, &p_e));
+        // A reflected proof, another token, another nonce: all refused.
+        assert!(!verify_extension_proof(TOKEN, &n_e, &n_b, &p_b));
+        assert!(!verify_backend_proof("s3cret-tokem", &n_e, &n_b, &p_b));
+        assert!(!verify_backend_proof(TOKEN, &n_b, &n_e, &p_b));
+        assert!(!verify_backend_proof(TOKEN, &n_e, &"C".repeat(43), &p_b));
+        assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, "not base64!"));
+        assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, ""));
+        let answered = answer_challenge(
+            TOKEN,
+            &n_e,
+            &Challenge {
+                nonce: n_b.clone(),
+                proof: p_b.clone(),
+            },
+        );
+        assert!(verify_extension_proof(
+            TOKEN,
+            &n_e,
+            &n_b,
+            &answered.unwrap().proof
+        ));
+        let forged = Challenge {
+            nonce: n_b.clone(),
+            proof: backend_proof("guess", &n_e, &n_b),
+        };
+        assert_eq!(answer_challenge(TOKEN, &n_e, &forged), None);
+        let short = Challenge {
+            nonce: "B".into(),
+            proof: backend_proof(TOKEN, &n_e, "B"),
+        };
+        assert_eq!(answer_challenge(TOKEN, &n_e, &short), None);
+        let server = server_proof(TOKEN, "abcdefghijklmnop");
+        assert!(verify_server_proof(TOKEN, "abcdefghijklmnop", &server));
+        assert!(!verify_server_proof(TOKEN, "abcdefghijklmnoq", &server));
+    }
+}
