@@ -82,6 +82,29 @@ pub async fn require_auth(State(state): State<AppState>, request: Request, next:
 
 /// The 403/401 response for a request the guard refuses; `None` lets it through.
 fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
+    if let Some(refused) = local_refusal(state, headers) {
+        return Some(refused);
+    }
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer_token);
+    if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
+        return Some(error_response(
+            StatusCode::UNAUTHORIZED,
+            BridgeError::new(
+                ErrorCode::Unauthorized,
+                "missing or wrong `Authorization: Bearer <pairing token>`; `browser-bridge pair` prints the token",
+            ),
+        ));
+    }
+    None
+}
+
+/// The guard's first two steps, shared with `GET /v1/hello` (which takes no
+/// token): a web `Origin` or a non-loopback `Host` is 403 (CSRF and DNS
+/// rebinding); `None` lets the request through.
+pub(crate) fn local_refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
     let forbidden = |message: &str| {
         error_response(
             StatusCode::FORBIDDEN,
@@ -100,19 +123,6 @@ fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
         tracing::warn!(host = ?host, "HTTP request with a non-loopback Host refused");
         return Some(forbidden(
             "the Host header must name this machine (127.0.0.1 or localhost)",
-        ));
-    }
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(bearer_token);
-    if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
-        return Some(error_response(
-            StatusCode::UNAUTHORIZED,
-            BridgeError::new(
-                ErrorCode::Unauthorized,
-                "missing or wrong `Authorization: Bearer <pairing token>`; `browser-bridge pair` prints the token",
-            ),
         ));
     }
     None

@@ -28,11 +28,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use browser_bridge_protocol::auth::{self, NONCE_BYTES};
-use browser_bridge_protocol::{BridgeError, ErrorCode, PROTOCOL_VERSION};
+use browser_bridge_protocol::{BridgeError, PROTOCOL_VERSION};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::http_api::{error_response, host_allowed, origin_allowed};
+use crate::http_api::{error_response, local_refusal};
 use crate::server::AppState;
 
 /// The route's path.
@@ -63,30 +63,13 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         ))
 }
 
-/// The first two steps of `http_api`'s guard, with its messages: a web `Origin`
-/// or a non-loopback `Host` is 403 (CSRF and DNS rebinding). The bearer step is
-/// left out on purpose: the client proves the server before it sends the token.
+/// `http_api`'s guard without the bearer step: the client proves the server
+/// before it sends the token.
 async fn require_local(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let headers = request.headers();
-    let forbidden = |message: &str| {
-        error_response(
-            StatusCode::FORBIDDEN,
-            BridgeError::new(ErrorCode::Unauthorized, message),
-        )
-    };
-    let origin = headers
-        .get(header::ORIGIN)
-        .map(|v| v.to_str().unwrap_or("?"));
-    if !origin_allowed(origin) {
-        tracing::warn!(origin = ?origin, "HTTP request from a web origin refused");
-        return forbidden("requests from web pages are refused");
+    match local_refusal(&state, request.headers()) {
+        Some(refused) => refused,
+        None => next.run(request).await,
     }
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    if !host.is_some_and(|h| host_allowed(h, state.config.allow_remote)) {
-        tracing::warn!(host = ?host, "HTTP request with a non-loopback Host refused");
-        return forbidden("the Host header must name this machine (127.0.0.1 or localhost)");
-    }
-    next.run(request).await
 }
 
 /// The query of `GET /v1/hello`.
