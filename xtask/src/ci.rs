@@ -8,7 +8,9 @@
 
 use anyhow::{Context, Result, bail};
 
-use crate::env::{cargo, ensure_chromium, ensure_wasm_target, run, workspace_root};
+use crate::env::{
+    cargo, ensure_chromium, ensure_lint_components, ensure_wasm_target, run, workspace_root,
+};
 
 /// The wasm-bindgen version the glue generator (the `wasm-bindgen-cli-support`
 /// dependency of xtask) is pinned to; the extension's `wasm-bindgen` crate must match.
@@ -93,6 +95,7 @@ pub(crate) fn test() -> Result<()> {
     let root = workspace_root();
     check_wasm_bindgen_lock()?;
     ensure_wasm_target()?;
+    ensure_lint_components()?;
     lint()?;
     ensure_chromium()?;
     crate::extension::build_extension(true)?;

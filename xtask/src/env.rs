@@ -34,6 +34,15 @@ pub(crate) fn ensure_wasm_target() -> Result<()> {
     run(Command::new("rustup").args(["target", "add", WASM_TARGET]))
 }
 
+/// Ensures the `rustfmt` and `clippy` components that the lints of `cargo xtask
+/// test` run (`rustup component add` is a no-op when they are there).
+///
+/// # Errors
+/// rustup is missing or cannot add them.
+pub(crate) fn ensure_lint_components() -> Result<()> {
+    run(Command::new("rustup").args(["component", "add", "rustfmt", "clippy"]))
+}
+
 /// The Chromium binary: `$CHROMIUM` when set, else the first of [`CHROMIUM_PATHS`]
 /// that exists. When none exists and we run as root, installs Debian's `chromium`
 /// with apt-get.
