@@ -10,7 +10,6 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
@@ -33,15 +32,13 @@ const CLIENT_SLACK: Duration = Duration::from_secs(15);
 
 /// A client of a running `serve`. Cheap to clone.
 ///
-/// Before its first request that carries the token, it asks the server to prove
-/// it knows the token (`GET /v1/hello` with a fresh nonce, PROTOCOL.md §2.1) and
-/// refuses with `unauthorized` when the proof is wrong or missing. The proof is
-/// checked once per `RemoteBridge` (clones share it) and forgotten when a request
-/// fails to reach the server (it stopped or restarted), so the next request proves
-/// it again. What that leaves open: a program that takes the port after `serve`
-/// stopped, with no failed request in between, gets the token with the next
-/// request of a long-lived client (`mcp` forwarding, `run`); `act` and `status`
-/// make one request per process and always prove first.
+/// Before every request that carries the token, it asks the server to prove it
+/// knows the token (`GET /v1/hello` with a fresh nonce, PROTOCOL.md §2.1) and
+/// refuses with `unauthorized` when the proof is wrong or missing. Proving every
+/// time (one loopback round trip, well under a millisecond) is what keeps a
+/// long-lived client (`mcp` forwarding, `run`) from handing the token to a program
+/// that took the port after `serve` stopped. What that leaves open: a port taken
+/// over between the proof and the request that follows it, microseconds later.
 #[derive(Clone)]
 pub struct RemoteBridge {
     base: Arc<str>,
@@ -49,8 +46,6 @@ pub struct RemoteBridge {
     /// Where the token was read from, named when `serve` refuses it.
     token_dir: Option<Arc<Path>>,
     client: reqwest::Client,
-    /// True once the server at `base` proved it knows `token`.
-    proven: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RemoteBridge {
@@ -92,12 +87,11 @@ impl RemoteBridge {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap_or_default(),
-            proven: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    /// Asks the server to prove it knows the token (`GET /v1/hello`, §2.1) unless
-    /// it already did for this client. Sends no token.
+    /// Asks the server to prove it knows the token (`GET /v1/hello`, §2.1). Sends
+    /// no token.
     ///
     /// # Errors
     /// `not_connected` when nothing answers; `unauthorized` when what answers
@@ -110,17 +104,7 @@ impl RemoteBridge {
     }
 
     async fn check_proof(&self, timeout: Duration) -> Result<(), ProofFailure> {
-        if self.proven.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        prove_server(&self.client, &self.base, &self.token, timeout).await?;
-        self.proven.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    /// The server went away (or never answered): prove it again next time.
-    fn forget_proof(&self) {
-        self.proven.store(false, Ordering::Release);
+        prove_server(&self.client, &self.base, &self.token, timeout).await
     }
 
     /// The error for a failed proof: says the token was not sent, names the
@@ -208,10 +192,7 @@ impl RemoteBridge {
             .timeout(Duration::from_secs(5))
             .send()
             .await
-            .map_err(|e| {
-                self.forget_proof();
-                self.unreachable(&e)
-            })?;
+            .map_err(|e| self.unreachable(&e))?;
         let status = response.status();
         let body = response.bytes().await.map_err(|e| self.unreachable(&e))?;
         if status.is_success() {
@@ -255,7 +236,6 @@ impl Bridge for RemoteBridge {
             .send()
             .await
             .map_err(|e| {
-                self.forget_proof();
                 if e.is_timeout() {
                     BridgeError::new(
                         ErrorCode::Timeout,

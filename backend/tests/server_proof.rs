@@ -529,26 +529,33 @@ async fn a_free_port_is_absent_not_refused() {
     );
 }
 
-/// The proof is cached per client, and forgotten when a request cannot reach the
-/// server: a serve that stops and a squatter that takes its port afterwards get a
-/// fresh hello, not the token.
+/// A long-lived client (`mcp` forwarding, `run`) proves the server before every
+/// request: a serve that stops and a squatter that takes its port at once, with no
+/// failed request in between, get a fresh hello, never the token.
 #[tokio::test]
-async fn a_client_proves_again_after_the_serve_went_away() {
-    let server = start(options()).await;
-    let addr = server.addr;
-    let token = server.token.clone();
-    let remote = RemoteBridge::new(addr, token.clone());
-    remote.prove().await.unwrap();
-    assert_eq!(remote.status().await.unwrap()["connected"], false);
-    server.shutdown().await.unwrap();
-
-    let error = remote.status().await.unwrap_err();
-    assert_eq!(error.code, ErrorCode::NotConnected, "{error:?}");
-    let squatter = Squatter::start_on(addr, Answer::OtherTokensProof).await;
-    for _ in 0..2 {
-        let error = remote.status().await.unwrap_err();
-        assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+async fn a_long_lived_client_proves_before_every_request() {
+    for answer in [Answer::NotFound, Answer::OtherTokensProof] {
+        let server = start(options()).await;
+        let addr = server.addr;
+        let token = server.token.clone();
+        let remote = RemoteBridge::new(addr, token.clone());
+        remote.prove().await.unwrap();
+        assert_eq!(remote.status().await.unwrap()["connected"], false);
+        server.shutdown().await.unwrap();
+        // The squatter takes the port before the client's next request.
+        let squatter = Squatter::start_on(addr, answer).await;
+        for _ in 0..2 {
+            let error = remote.status().await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+            let error = remote
+                .act(browser_bridge_protocol::Action::ListTabs(
+                    browser_bridge_protocol::action::ListTabs {},
+                ))
+                .await
+                .unwrap_err();
+            assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+        }
+        assert_eq!(squatter.requests().len(), 4);
+        squatter.assert_only_hellos_without_the_token(&token, "after the serve stopped");
     }
-    assert_eq!(squatter.requests().len(), 2);
-    squatter.assert_only_hellos_without_the_token(&token, "after the serve stopped");
 }
