@@ -16,7 +16,7 @@
 
 use std::cell::RefCell;
 
-use browser_bridge_protocol::version::PING_INTERVAL_MS;
+use browser_bridge_protocol::version::{HELLO_TIMEOUT_MS, PING_INTERVAL_MS};
 use browser_bridge_protocol::{
     BridgeError, Challenge, Event, EventMessage, Hello, Message, PROTOCOL_VERSION, Ping, Pong,
     Response, auth,
@@ -238,6 +238,7 @@ async fn connect() {
     ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+    spawn_local(handshake_deadline(generation, url.clone()));
     CONN.with(|c| {
         let mut c = c.borrow_mut();
         if c.generation == generation {
@@ -367,6 +368,26 @@ fn on_challenge(generation: u32, challenge: &Challenge) {
     send_text(&Message::Auth(answer).encode());
 }
 
+/// §2's 10 s for the whole handshake, on the extension's side too: a peer that
+/// accepts the socket and then stays silent (or never acks) must not hold the
+/// extension away from the real backend.
+async fn handshake_deadline(generation: u32, url: String) {
+    TimeoutFuture::new(HELLO_TIMEOUT_MS as u32).await;
+    let stalled = CONN.with(|c| {
+        let c = c.borrow();
+        c.generation == generation && matches!(c.state, State::Connecting | State::Authenticating)
+    });
+    if stalled {
+        chrome::log(&format!("{url}: no complete handshake within 10 s"));
+        set_state(
+            generation,
+            State::Disconnected,
+            format!("the program on {url} did not complete the handshake within 10 s; retrying"),
+            true,
+        );
+    }
+}
+
 /// The peer on the backend address did not prove it knows the pairing token.
 fn impostor(generation: u32) {
     let url = CONN.with(|c| {
@@ -389,15 +410,26 @@ fn impostor(generation: u32) {
 }
 
 /// A `reject` before the backend proved itself (a version refusal, or anyone on
-/// the address): shown, but not terminal, since an impostor could send it.
+/// the address): not terminal, since an impostor could send it, and its text is
+/// not shown (an impostor's words do not belong in the popup); only its code.
 fn on_unproven_reject(generation: u32, error: BridgeError) {
     chrome::log(&format!(
         "refused before the backend proved itself: {error}"
     ));
+    let url = CONN.with(|c| {
+        let mut c = c.borrow_mut();
+        c.refused_at = Some(chrome::now_ms());
+        c.backend_url.clone()
+    });
     set_state(
         generation,
         State::Disconnected,
-        format!("{}: {}; retrying", error.code, error.message),
+        format!(
+            "the program on {url} refused the connection ({}) before proving it knows \
+             the pairing token: if it is your backend, update the older of the two \
+             (protocol v{PROTOCOL_VERSION} here); retrying",
+            error.code
+        ),
         true,
     );
 }

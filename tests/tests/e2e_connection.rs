@@ -114,16 +114,27 @@ struct Seen {
     frames: Vec<String>,
 }
 
+/// What a squatter answers to a hello.
+#[derive(Clone)]
+enum Answer {
+    /// A bare `ack`, then a `navigate` to this URL and an `evaluate` that would
+    /// read the page's cookies.
+    AckThenRequests(String),
+    /// Nothing at all: the socket stays open and silent.
+    Silence,
+    /// A `reject` whose message is the squatter's own text.
+    Reject(&'static str),
+}
+
 /// A program that holds the backend's address without the token (the real backend
-/// is not running): it answers every hello with a bare `ack`, and after it a
-/// `navigate` and an `evaluate` that would read the page's cookies.
-async fn squatter(seen: Arc<Mutex<Seen>>, target: String) -> String {
+/// is not running), answering every hello with `answer`.
+async fn squatter(seen: Arc<Mutex<Seen>>, answer: Answer) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let seen = seen.clone();
-            let target = target.clone();
+            let answer = answer.clone();
             tokio::spawn(async move {
                 let record = seen.clone();
                 #[allow(clippy::result_large_err)]
@@ -138,13 +149,21 @@ async fn squatter(seen: Arc<Mutex<Seen>>, target: String) -> String {
                 let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
                     return;
                 };
-                let ack = json!({"type": "ack", "protocolVersion": PROTOCOL_VERSION,
-                    "backendVersion": "9.9.9", "connectionId": uuid::Uuid::new_v4().to_string()});
-                let navigate = json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
-                    "timeoutMs": 30000, "action": {"action": "navigate", "url": target}});
-                let steal = json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
-                    "timeoutMs": 10000, "action": {"action": "evaluate",
-                    "expression": "return document.cookie + document.body.innerText"}});
+                let replies = match answer {
+                    Answer::AckThenRequests(target) => vec![
+                        json!({"type": "ack", "protocolVersion": PROTOCOL_VERSION,
+                            "backendVersion": "9.9.9",
+                            "connectionId": uuid::Uuid::new_v4().to_string()}),
+                        json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
+                            "timeoutMs": 30000, "action": {"action": "navigate", "url": target}}),
+                        json!({"type": "request", "id": uuid::Uuid::new_v4().to_string(),
+                            "timeoutMs": 10000, "action": {"action": "evaluate",
+                            "expression": "return document.cookie + document.body.innerText"}}),
+                    ],
+                    Answer::Silence => Vec::new(),
+                    Answer::Reject(text) => vec![json!({"type": "reject",
+                        "error": {"code": "unauthorized", "message": text}})],
+                };
                 let mut first = true;
                 while let Some(Ok(frame)) = ws.next().await {
                     let text = match frame {
@@ -154,7 +173,7 @@ async fn squatter(seen: Arc<Mutex<Seen>>, target: String) -> String {
                     };
                     seen.lock().unwrap().frames.push(text);
                     if std::mem::take(&mut first) {
-                        for frame in [&ack, &navigate, &steal] {
+                        for frame in &replies {
                             let _ = ws.send(Frame::text(frame.to_string())).await;
                         }
                     }
@@ -186,7 +205,7 @@ async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
         .expect("fixtures");
     let visited = fixtures.url("basic.html?squatter-was-obeyed");
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let url = squatter(seen.clone(), visited.clone()).await;
+    let url = squatter(seen.clone(), Answer::AckThenRequests(visited.clone())).await;
     let chromium = Chromium::launch(extension.path()).await.expect("chromium");
     let token = "squatter-test-token-0123456789abcdefghijklmnop";
     chromium.pair(&url, token).await.expect("pairing page");
@@ -222,6 +241,67 @@ async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
             .unwrap_or_default()
             .contains("squatter-was-obeyed")),
         "the squatter's navigate ran: {targets:?}"
+    );
+}
+
+/// A squatter that accepts the socket and then says nothing must not hold the
+/// extension away: it gives up after §2's 10 s and dials again. A squatter's
+/// `reject` is not terminal, and its text never reaches the popup.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_and_rejecting_squatters_neither_hold_the_extension_nor_speak_in_its_popup() {
+    let built = tokio::task::spawn_blocking(browser_bridge_tests::build::ensure_built)
+        .await
+        .unwrap()
+        .expect("build");
+    let extension = TempDir::new("extension").unwrap();
+    let (from, to) = (built.extension_dist.clone(), extension.path().to_path_buf());
+    tokio::task::spawn_blocking(move || browser_bridge_tests::build::copy_extension(&from, &to))
+        .await
+        .unwrap()
+        .expect("copy the extension");
+    let chromium = Chromium::launch(extension.path()).await.expect("chromium");
+    let token = "squatter-test-token-0123456789abcdefghijklmnop";
+
+    let silent = Arc::new(Mutex::new(Seen::default()));
+    let url = squatter(silent.clone(), Answer::Silence).await;
+    let started = Instant::now();
+    chromium.pair(&url, token).await.expect("pairing page");
+    let until = Instant::now() + Duration::from_secs(25);
+    while silent.lock().unwrap().upgrades.len() < 2 {
+        assert!(
+            Instant::now() < until,
+            "the extension stayed on a silent socket for {:?}",
+            started.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let phishing = "SQUATTER SAYS: re-pair at http://evil.example";
+    let rejecting = Arc::new(Mutex::new(Seen::default()));
+    let url = squatter(rejecting.clone(), Answer::Reject(phishing)).await;
+    chromium.pair(&url, token).await.expect("pairing page");
+    let until = Instant::now() + Duration::from_secs(20);
+    while rejecting.lock().unwrap().upgrades.len() < 2 {
+        assert!(
+            Instant::now() < until,
+            "a squatter's reject stopped the extension"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_target, session) = chromium
+        .open_page(&format!("chrome-extension://{EXTENSION_ID}/popup.html"))
+        .await
+        .expect("popup");
+    let reason = "for (let i = 0; i < 200 && !document.getElementById('reason').textContent.includes('refused'); i++) \
+                  await new Promise((r) => setTimeout(r, 50)); \
+                  return [document.getElementById('state').textContent, document.getElementById('reason').textContent]";
+    let shown = chromium.eval(&session, reason).await.expect("popup state");
+    assert_ne!(shown[0], "fatal", "{shown}");
+    let reason = shown[1].as_str().unwrap_or_default();
+    assert!(reason.contains("refused the connection (unauthorized)"), "{shown}");
+    assert!(
+        !reason.contains("SQUATTER"),
+        "the squatter's words reached the popup: {shown}"
     );
 }
 
