@@ -14,6 +14,7 @@
 //!   requests not yet written to its socket: a request that would go past it (the
 //!   extension stopped reading) answers `not_connected` at once, never queued.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -50,6 +51,9 @@ pub struct HubOptions {
     /// Replaces every action's protocol deadline (`Action::deadline_ms`); for
     /// tests that must see a `timeout` without waiting 15 s. `None` in production.
     pub deadline_override: Option<Duration>,
+    /// The config directory: `upload_file` never hands a file inside it (the
+    /// pairing token, the audit log) to a page. `None`: no such directory.
+    pub private_dir: Option<PathBuf>,
 }
 
 impl Default for HubOptions {
@@ -57,6 +61,7 @@ impl Default for HubOptions {
         HubOptions {
             connect_wait: Duration::from_secs(5),
             deadline_override: None,
+            private_dir: None,
         }
     }
 }
@@ -144,6 +149,8 @@ enum Command {
 pub struct ExtensionHub {
     tx: mpsc::UnboundedSender<Command>,
     events: EventLog,
+    /// [`HubOptions::private_dir`], resolved (symlinks followed).
+    private_dir: Option<Arc<Path>>,
 }
 
 impl std::fmt::Debug for Command {
@@ -157,6 +164,10 @@ impl ExtensionHub {
     /// when every handle (and every connection task) is gone.
     pub fn new(options: HubOptions, events: EventLog) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
+        let private_dir = options
+            .private_dir
+            .as_deref()
+            .map(|dir| Arc::from(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())));
         let owner = Owner {
             options,
             events: events.clone(),
@@ -166,7 +177,11 @@ impl ExtensionHub {
             shutting_down: false,
         };
         tokio::spawn(owner.run(rx));
-        ExtensionHub { tx, events }
+        ExtensionHub {
+            tx,
+            events,
+            private_dir,
+        }
     }
 
     /// The event store this hub records into.
@@ -217,15 +232,39 @@ impl ExtensionHub {
     }
 }
 
+/// `invalid_action` when `path` (symlinks followed; as given when it cannot be
+/// resolved) lies inside `dir`.
+async fn refuse_private(path: &str, dir: &Path) -> Result<(), BridgeError> {
+    let resolved = tokio::fs::canonicalize(path)
+        .await
+        .unwrap_or_else(|_| PathBuf::from(path));
+    if resolved.starts_with(dir) {
+        return Err(BridgeError::invalid_action(format!(
+            "upload_file: {path:?} is inside browser-bridge's config directory, which \
+             holds the pairing token; no file of it is handed to a page"
+        )));
+    }
+    Ok(())
+}
+
 impl Bridge for ExtensionHub {
     /// Sends `action` to the extension and waits for its one answer. A `navigate` /
     /// `open_tab` URL outside §5's schemes (`javascript:`, `file:`, `data:`,
     /// `chrome:`, `about:` other than `about:blank`, …) answers `invalid_action`
     /// here and is never sent: the extension checks again, but a URL that could
     /// read local files or run script must not depend on one layer only.
+    ///
+    /// An `upload_file` path inside the config directory (symlinks followed)
+    /// answers `invalid_action` and is never sent: a page must not be handed the
+    /// pairing token.
     async fn act(&self, action: Action) -> ActOutcome {
         if let Some(url) = action.url() {
             check_url_scheme(url)?;
+        }
+        if let (Action::UploadFile(upload), Some(dir)) = (&action, &self.private_dir) {
+            for path in &upload.paths {
+                refuse_private(path, dir).await?;
+            }
         }
         let (reply, rx) = oneshot::channel();
         self.tx

@@ -246,6 +246,7 @@ pub async fn start_server(opts: ServeOptions) -> anyhow::Result<ServerHandle> {
         HubOptions {
             connect_wait: opts.connect_wait,
             deadline_override: opts.deadline_override,
+            private_dir: Some(config_dir.clone()),
         },
         events,
     );

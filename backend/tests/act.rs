@@ -117,6 +117,58 @@ async fn invalid_action_json_is_422_and_nothing_is_sent() {
 /// backend itself, with a message naming the scheme, and never reaches the
 /// extension — through HTTP and through the hub that MCP, the CLI and the agent
 /// share.
+/// `upload_file` would hand a file to the page, which an `evaluate` can then read:
+/// no file of the config directory (the pairing token) is ever sent, whatever
+/// path leads to it (a symlink, `..`); other files go through.
+#[tokio::test]
+async fn upload_file_never_hands_out_the_config_directory() {
+    let server = start(options()).await;
+    let ws = connect_extension(&server, "c").await;
+    wait_connected(&server, "c").await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let log = seen.clone();
+    let _ext = serve_requests(ws, move |request| {
+        log.lock().unwrap().push(request["action"].clone());
+        Some(json!({"type":"response","id":request["id"],
+            "result":{"action":"upload_file","tabId":1,"files":["report.txt"]}}))
+    });
+    let token = server.config_dir.join("pairing-token");
+    let elsewhere = temp_config_dir();
+    let link = elsewhere.join("innocent.txt");
+    std::os::unix::fs::symlink(&token, &link).unwrap();
+    let dotted = elsewhere.join("..").join(
+        server
+            .config_dir
+            .strip_prefix(elsewhere.parent().unwrap())
+            .unwrap_or(&server.config_dir),
+    );
+    let client = http();
+    for path in [
+        token.clone(),
+        link.clone(),
+        dotted.join("pairing-token"),
+        server.config_dir.join("audit.jsonl"),
+    ] {
+        let body = json!({"action":"upload_file","selector":"#f","paths":[path]}).to_string();
+        let (status, answer) = post_act(&client, &server, &body).await;
+        assert_eq!(status, 422, "{}: {answer}", path.display());
+        assert_eq!(answer["error"]["code"], "invalid_action");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("config directory"), "{message}");
+    }
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "sent: {:?}",
+        seen.lock().unwrap()
+    );
+    let ordinary = elsewhere.join("report.txt");
+    std::fs::write(&ordinary, "hello").unwrap();
+    let body = json!({"action":"upload_file","selector":"#f","paths":[ordinary]}).to_string();
+    let (status, answer) = post_act(&client, &server, &body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
 #[tokio::test]
 async fn non_web_url_schemes_are_refused_before_sending() {
     let server = start(options()).await;

@@ -298,7 +298,10 @@ async fn silent_and_rejecting_squatters_neither_hold_the_extension_nor_speak_in_
     let shown = chromium.eval(&session, reason).await.expect("popup state");
     assert_ne!(shown[0], "fatal", "{shown}");
     let reason = shown[1].as_str().unwrap_or_default();
-    assert!(reason.contains("refused the connection (unauthorized)"), "{shown}");
+    assert!(
+        reason.contains("refused the connection (unauthorized)"),
+        "{shown}"
+    );
     assert!(
         !reason.contains("SQUATTER"),
         "the squatter's words reached the popup: {shown}"
