@@ -126,6 +126,14 @@ impl Connections {
         }
     }
 
+    /// Whether a request is being served on the connection.
+    fn is_busy(&self, id: u64) -> bool {
+        self.lock()
+            .1
+            .get(&id)
+            .is_some_and(|e| e.idle_since.is_none())
+    }
+
     /// The connection ended (a no-op when it was evicted already).
     fn closed(&self, id: u64) {
         self.lock().1.remove(&id);
@@ -243,9 +251,14 @@ pub async fn serve(
                 _ = connection.as_mut() => {}
                 // Evicted: dropping the connection closes the socket.
                 Ok(()) = evicted => {}
+                // Stopping: a request under way finishes; a connection with
+                // none (idle, or still sending its headers) closes at once, so
+                // that a half-sent request cannot hold the shutdown.
                 () = async { let _ = stop.wait_for(|stop| *stop).await; } => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+                    if table.is_busy(id) {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = connection.await;
+                    }
                 }
             }
             table.closed(id);

@@ -460,3 +460,26 @@ async fn a_newline_in_an_untrusted_message_type_does_not_forge_a_log_line() {
     let escaped = lines.iter().filter(|l| l.contains("x\\nFORGED")).count();
     assert!(escaped >= 2, "both frames logged, escaped: {lines:#?}");
 }
+
+/// A client that sends half its headers and stops must not hold the shutdown
+/// (Ctrl-C) until the header-read timeout: a connection with no request under way
+/// closes at once. Found by an attacker trial: the port was free meanwhile, and
+/// a long-lived client could have proved a squatter there.
+#[tokio::test]
+async fn a_half_sent_request_does_not_hold_the_shutdown() {
+    use tokio::io::AsyncWriteExt;
+    let server = common::start(common::options()).await;
+    let mut half = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    half.write_all(b"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(5), server.shutdown())
+        .await
+        .expect("shutdown within 5 s, not after the 10 s header timeout")
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop((half, idle));
+}
