@@ -113,9 +113,10 @@ const NET_RULE_ID: u32 = 1;
 /// session tabs (`condition.tabIds`; their frames and dedicated workers carry the
 /// tab's id) to a blocked domain (`requestDomains`, subdomains included) before it
 /// leaves the browser, whatever its kind — fetch/XHR, images, scripts, styles,
-/// fonts, media, beacons and pings, WebSockets, prefetches. Main-frame requests
-/// are left out (the rule's default) so that they reach the `Fetch` interception,
-/// which ends the session with `domain_blocked`. The person's own tabs are not in
+/// fonts, media, plugins, beacons and pings, WebSockets, prefetches. Frame
+/// documents (`main_frame`, `sub_frame`) are left out: DNR runs before the
+/// `Fetch` interception and would fail them silently, whereas `Fetch` reports
+/// them (`domain_blocked`, and a main frame ends the session). The person's own tabs are not in
 /// `tabIds`: the blocklist constrains the agent. With an unreadable setting the
 /// rule has no `requestDomains` and blocks every request of the session tabs.
 ///
@@ -135,7 +136,11 @@ pub(crate) fn sync_net_rule() -> impl Future<Output = ()> + use<> {
         let domains = r.blocklist.request_domains();
         let mut update = json!({ "removeRuleIds": [NET_RULE_ID] });
         if !tabs.is_empty() && (r.blocklist_error.is_some() || !domains.is_empty()) {
-            let mut condition = json!({ "tabIds": tabs });
+            // Frame documents go to the `Fetch` interception, which reports them
+            // (DNR would block them first, silently).
+            let mut condition = json!({
+                "tabIds": tabs, "excludedResourceTypes": ["main_frame", "sub_frame"],
+            });
             if r.blocklist_error.is_none() {
                 condition["requestDomains"] = json!(domains);
             }

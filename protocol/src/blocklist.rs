@@ -365,7 +365,12 @@ mod tests {
             ])
         );
         assert_eq!(setting_entries(&json!("")), Ok(vec![]));
-        for bad in [json!(42), json!({ "a.test": true }), json!(["a.test", 1]), json!(true)] {
+        for bad in [
+            json!(42),
+            json!({ "a.test": true }),
+            json!(["a.test", 1]),
+            json!(true),
+        ] {
             let e = setting_entries(&bad).expect_err("fails closed");
             assert!(e.contains("blocklist"), "{e}");
         }

@@ -1079,3 +1079,40 @@ async fn close_tab_on_a_blocked_tab_is_refused() {
         .expect("list_tabs");
     assert_eq!(on_blocked(&list), Some(tab), "the tab is still open");
 }
+
+/// A blocked IP address is blocked for every request of a session tab however
+/// the page spells it (shorthand, hex, IPv4-mapped IPv6), and an IPv6 entry does
+/// not break the rule; another address still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_tab_never_fetches_a_blocked_address_in_any_spelling() {
+    let stack = Stack::start().await.expect("stack");
+    let blocked = RecordingServer::start("127.0.0.2").await;
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    set_blocklist_applied(
+        &stack,
+        &["127.0.0.2", "::1", "blocked.localhost"],
+        "blocked.localhost",
+    )
+    .await;
+    let tab = allowed_tab(&stack).await;
+    let q = blocked.port();
+    let urls = [
+        format!("http://127.0.0.2:{q}/a"),
+        format!("http://127.2:{q}/b"),
+        format!("http://0x7f000002:{q}/c"),
+        format!("http://[::ffff:127.0.0.2]:{q}/d"),
+        format!("http://127.0.0.1:{}/allowed", allowed.port()),
+    ];
+    let script = format!(
+        "for (const u of {}) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1",
+        serde_json::to_string(&urls).unwrap()
+    );
+    stack.eval(tab, &script).await.expect("fetches");
+    let seen = allowed.requests();
+    assert!(seen.iter().any(|r| r.ends_with("/allowed")), "{seen:?}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "blocked address contacted"
+    );
+}
