@@ -1116,3 +1116,38 @@ async fn a_session_tab_never_fetches_a_blocked_address_in_any_spelling() {
         "blocked address contacted"
     );
 }
+
+/// The network rule outlives the extension's worker: a session tab's request to
+/// a blocked host made while the worker is stopped, and one after the new worker
+/// took the session back, never arrive; an allowed one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_network_block_survives_a_worker_restart() {
+    let stack = Stack::start().await.expect("stack");
+    let blocked = RecordingServer::start("127.0.0.1").await;
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    set_blocklist_applied(&stack, &["blocked.localhost"], "blocked.localhost").await;
+    let tab = allowed_tab(&stack).await;
+    let b = format!("http://blocked.localhost:{}", blocked.port());
+    let a = format!("http://127.0.0.1:{}", allowed.port());
+    // Fires every 100 ms for 3 s, across the worker's stop and restart.
+    let script = format!(
+        "let i = 0; const t = setInterval(() => {{ if (++i > 30) return clearInterval(t); \
+         fetch('{b}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); \
+         fetch('{a}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); }}, 100); return 1"
+    );
+    stack.eval(tab, &script).await.expect("timer");
+    stack.chromium.stop_extension_worker().await.expect("stop");
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let after = format!(
+        "for (const u of ['{b}/after', '{a}/after']) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1"
+    );
+    stack.eval(tab, &after).await.expect("the session is back");
+    let seen = allowed.requests();
+    assert!(seen.iter().any(|r| r.ends_with("/gap-30")), "{seen:?}");
+    assert!(seen.iter().any(|r| r.ends_with("/after")), "{seen:?}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "blocked host contacted"
+    );
+}
