@@ -81,8 +81,8 @@ struct Registry {
     /// worker until it took back the previous worker's sessions, whose rule
     /// (session rules outlive the worker) keeps guarding their tabs meanwhile.
     net_rule_ready: bool,
-    /// The last `updateSessionRules` sent, to skip identical updates.
-    net_rule_sent: Option<Value>,
+    /// The last `updateSessionRules` sent (as JSON text), to skip identical updates.
+    net_rule_sent: Option<String>,
 }
 
 thread_local! {
@@ -149,10 +149,12 @@ pub(crate) fn sync_net_rule() -> impl Future<Output = ()> + use<> {
                 "action": { "type": "block" }, "condition": condition,
             }]);
         }
-        if r.net_rule_sent.as_ref() == Some(&update) {
+        // Compared as text: `Value`'s own equality would add code to the wasm.
+        let text = update.to_string();
+        if r.net_rule_sent.as_ref() == Some(&text) {
             return None;
         }
-        r.net_rule_sent = Some(update.clone());
+        r.net_rule_sent = Some(text);
         Some(update)
     });
     let sent = update.map(|update| chrome::update_session_rules(&update));
