@@ -55,6 +55,8 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "storage", "session"], js_name = set)]
     fn session_storage_set_raw(items: &JsValue) -> Result<Promise, JsValue>;
 
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "declarativeNetRequest"], js_name = updateSessionRules)]
+    fn update_session_rules_raw(options: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "alarms"], js_name = create)]
     fn alarms_create_raw(name: &str, info: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(catch, js_namespace = ["chrome", "idle"], js_name = setDetectionInterval)]
@@ -288,6 +290,18 @@ pub async fn session_storage_set(items: &serde_json::Value) -> Result<(), Chrome
     call(session_storage_set_raw(&to_js(items)))
         .await
         .map(|_| ())
+}
+
+/// `chrome.declarativeNetRequest.updateSessionRules({removeRuleIds, addRules})`:
+/// one atomic update of the extension's session rules (kept across worker
+/// restarts, cleared when the browser or the extension restarts). Issued to
+/// Chrome when this is called, not when the future is polled, so updates apply in
+/// call order; the future resolves once the rules apply.
+pub fn update_session_rules(
+    options: &serde_json::Value,
+) -> impl Future<Output = Result<(), ChromeError>> + use<> {
+    let promise = update_session_rules_raw(&to_js(options));
+    async move { call(promise).await.map(|_| ()) }
 }
 
 /// `chrome.alarms.create(name, {periodInMinutes})`.

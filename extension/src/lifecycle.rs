@@ -149,6 +149,9 @@ pub async fn restore() {
         restore_one(record).await;
     }
     persist();
+    // Only now: the previous worker's network rule guarded the restored tabs
+    // until here (session rules outlive the worker).
+    sessions::net_rule_ready();
     open_gate();
 }
 

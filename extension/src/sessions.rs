@@ -74,6 +74,15 @@ struct Registry {
     /// then — a worker woken by a debugger event of a tab it had attached before
     /// it stopped — paused document requests wait rather than pass an empty list.
     blocklist_loaded: bool,
+    /// Why the stored `blocklist` setting could not be read as a list (fail
+    /// closed: every navigation and session document request is refused with it).
+    blocklist_error: Option<String>,
+    /// The session tabs' network block rule may be rewritten: false in a new
+    /// worker until it took back the previous worker's sessions, whose rule
+    /// (session rules outlive the worker) keeps guarding their tabs meanwhile.
+    net_rule_ready: bool,
+    /// The last `updateSessionRules` sent (as JSON text), to skip identical updates.
+    net_rule_sent: Option<String>,
 }
 
 thread_local! {
@@ -93,6 +102,78 @@ pub fn has_session(tab: TabId) -> bool {
 /// Adds a session taken back by a restarted worker (`crate::lifecycle::restore`).
 pub(crate) fn insert_session(session: Session) {
     REG.with(|r| r.borrow_mut().sessions.insert(session.tab, session));
+    spawn_local(sync_net_rule());
+}
+
+/// The `chrome.declarativeNetRequest` session rule id of the network block.
+const NET_RULE_ID: u32 = 1;
+
+/// The network half of the blocklist (PROTOCOL.md §10): one
+/// `chrome.declarativeNetRequest` session rule blocks every request of the
+/// session tabs (`condition.tabIds`; their frames and dedicated workers carry the
+/// tab's id) to a blocked domain (`requestDomains`, subdomains included) before it
+/// leaves the browser, whatever its kind — fetch/XHR, images, scripts, styles,
+/// fonts, media, plugins, beacons and pings, WebSockets, prefetches. Frame
+/// documents (`main_frame`, `sub_frame`) are left out: DNR runs before the
+/// `Fetch` interception and would fail them silently, whereas `Fetch` reports
+/// them (`domain_blocked`, and a main frame ends the session). The person's own tabs are not in
+/// `tabIds`: the blocklist constrains the agent. With an unreadable setting the
+/// rule has no `requestDomains` and blocks every request of the session tabs.
+///
+/// Called whenever the session set or the blocklist changes; the update is issued
+/// at once (rules apply in call order), the returned future resolves once Chrome
+/// applied it (a failure is only logged). No-op until [`net_rule_ready`] in a new
+/// worker.
+#[must_use = "spawn or await: the future reports when the rule applies"]
+pub(crate) fn sync_net_rule() -> impl Future<Output = ()> + use<> {
+    let update = REG.with(|r| {
+        let mut r = r.borrow_mut();
+        if !r.net_rule_ready {
+            return None;
+        }
+        let mut tabs: Vec<i64> = r.sessions.keys().map(|t| t.0).collect();
+        tabs.sort_unstable();
+        let domains = r.blocklist.request_domains();
+        let mut update = json!({ "removeRuleIds": [NET_RULE_ID] });
+        if !tabs.is_empty() && (r.blocklist_error.is_some() || !domains.is_empty()) {
+            // Frame documents go to the `Fetch` interception, which reports them
+            // (DNR would block them first, silently).
+            let mut condition = json!({
+                "tabIds": tabs, "excludedResourceTypes": ["main_frame", "sub_frame"],
+            });
+            if r.blocklist_error.is_none() {
+                condition["requestDomains"] = json!(domains);
+            }
+            update["addRules"] = json!([{
+                "id": NET_RULE_ID, "priority": 1,
+                "action": { "type": "block" }, "condition": condition,
+            }]);
+        }
+        // Compared as text: `Value`'s own equality would add code to the wasm.
+        let text = update.to_string();
+        if r.net_rule_sent.as_ref() == Some(&text) {
+            return None;
+        }
+        r.net_rule_sent = Some(text);
+        Some(update)
+    });
+    let sent = update.map(|update| chrome::update_session_rules(&update));
+    async move {
+        if let Some(sent) = sent
+            && let Err(e) = sent.await
+        {
+            chrome::log(&format!("declarativeNetRequest.updateSessionRules: {e}"));
+            // Not applied: let the next change send it again.
+            REG.with(|r| r.borrow_mut().net_rule_sent = None);
+        }
+    }
+}
+
+/// The restarted worker has its sessions back (`crate::lifecycle::restore`): from
+/// now on the network rule follows them (see [`sync_net_rule`]).
+pub(crate) fn net_rule_ready() {
+    REG.with(|r| r.borrow_mut().net_rule_ready = true);
+    spawn_local(sync_net_rule());
 }
 
 /// What `crate::lifecycle::persist` keeps of every live session.
@@ -161,13 +242,18 @@ pub fn global_stopped() -> bool {
 
 /// Replaces the blocklist (from storage key `blocklist`), each entry canonicalised
 /// by the browser's own URL parser (IDNA, case, dots) once, here.
-pub fn set_blocklist(list: Vec<String>) {
-    let list = Blocklist::new(&list, browser_hostname);
+pub fn set_blocklist(list: Result<Vec<String>, String>) {
+    let (list, error) = match list {
+        Ok(list) => (Blocklist::new(&list, browser_hostname), None),
+        Err(e) => (Blocklist::default(), Some(e)),
+    };
     REG.with(|r| {
         let mut r = r.borrow_mut();
         r.blocklist = list;
+        r.blocklist_error = error;
         r.blocklist_loaded = true;
     });
+    spawn_local(sync_net_rule());
 }
 
 /// Longest wait for the stored blocklist before a paused request is decided with
@@ -191,18 +277,36 @@ fn browser_hostname(url: &str) -> Option<String> {
     web_sys::Url::new(url).ok().map(|u| u.hostname())
 }
 
+/// Stands for the domain in `domain_blocked` answers and events while the stored
+/// setting is unreadable (every host is refused then).
+const INVALID_SETTING: &str = "(every domain: the blocklist setting is invalid)";
+
 /// The blocklist entry blocking `url`'s host, if any (`None` too for URLs without
-/// a host or that do not parse: they reach no host).
+/// a host or that do not parse: they reach no host). Every host is blocked
+/// ([`INVALID_SETTING`]) while the stored setting is unreadable.
 fn blocking_domain(url: &str) -> Option<String> {
     let host = browser_hostname(url)?;
-    REG.with(|r| r.borrow().blocklist.blocking(&host).map(str::to_owned))
+    blocking_host(&host)
+}
+
+/// [`blocking_domain`] for a `URL.hostname`.
+fn blocking_host(host: &str) -> Option<String> {
+    REG.with(|r| {
+        let r = r.borrow();
+        if r.blocklist_error.is_some() && !host.is_empty() {
+            return Some(INVALID_SETTING.to_owned());
+        }
+        r.blocklist.blocking(host).map(str::to_owned)
+    })
 }
 
 /// Loads `blocklist`, `globalStop` and `agentWindowId` from storage (worker start).
 pub async fn load_settings() {
     let Ok(s) = chrome::storage_get(&["blocklist", "globalStop", "agentWindowId"]).await else {
-        // Nothing to wait for any longer: decide with the list as it is.
-        REG.with(|r| r.borrow_mut().blocklist_loaded = true);
+        // Fail closed: an unreadable setting refuses every navigation.
+        set_blocklist(Err(
+            "the blocklist setting could not be read from chrome.storage.local".to_owned(),
+        ));
         return;
     };
     apply_blocklist_value(&s["blocklist"]);
@@ -217,17 +321,11 @@ pub async fn load_settings() {
     });
 }
 
-/// Applies a `blocklist` storage value (array of strings; anything else = empty).
+/// Applies a `blocklist` storage value, read by
+/// [`browser_bridge_protocol::blocklist::setting_entries`] (an array of domains,
+/// or a string of them; any other shape fails closed).
 pub fn apply_blocklist_value(value: &Value) {
-    let list = value
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    set_blocklist(list);
+    set_blocklist(browser_bridge_protocol::blocklist::setting_entries(value));
 }
 
 /// `domain_blocked` when `url`'s host is on the blocklist (and the event is sent).
@@ -250,6 +348,9 @@ fn domain_blocked(tab: Option<TabId>, url: &str, domain: &str) -> BridgeError {
         domain: domain.to_owned(),
         at: chrome::now_ms(),
     }));
+    if let Some(error) = REG.with(|r| r.borrow().blocklist_error.clone()) {
+        return BridgeError::new(ErrorCode::DomainBlocked, error);
+    }
     BridgeError::new(
         ErrorCode::DomainBlocked,
         format!("{domain} is on the user's blocklist: do not retry, tell the user"),
@@ -271,13 +372,7 @@ pub fn check_target_url(url: &str, tab: Option<TabId>) -> Result<String, BridgeE
         ))
     })?;
     let href = parsed.href();
-    let domain = REG.with(|r| {
-        r.borrow()
-            .blocklist
-            .blocking(&parsed.hostname())
-            .map(str::to_owned)
-    });
-    match domain {
+    match blocking_host(&parsed.hostname()) {
         Some(domain) => Err(domain_blocked(tab, url, &domain)),
         None => Ok(href),
     }
@@ -511,6 +606,8 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
         )
     });
     crate::lifecycle::persist();
+    // The tab's requests to blocked hosts are refused before the action runs.
+    sync_net_rule().await;
     let committed = prepare_tab(tab).await;
     // The tab may have committed a blocked page between tabs.get and Page.enable
     // (a popup opened by a session tab loads before we attach): no session may
@@ -518,6 +615,7 @@ pub async fn ensure_session(tab: TabId) -> Result<(), BridgeError> {
     if let Err(e) = check_blocklist(committed.as_deref().unwrap_or_default(), Some(tab)) {
         REG.with(|r| r.borrow_mut().sessions.remove(&tab));
         crate::lifecycle::persist();
+        spawn_local(sync_net_rule());
         let _ = chrome::detach(tab.0).await;
         return Err(e);
     }
@@ -633,6 +731,7 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
     };
     fail_inflight(tab, &error);
     crate::lifecycle::persist();
+    spawn_local(sync_net_rule());
     if detach {
         spawn_local(async move {
             let _ = chrome::detach(tab.0).await;

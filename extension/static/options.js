@@ -3,7 +3,9 @@
 const $ = (id) => document.getElementById(id);
 chrome.storage.local.get(['backendUrl', 'blocklist']).then((s) => {
   $('backend-url').value = s.backendUrl || '';
-  $('blocklist').value = (s.blocklist || []).join('\n');
+  // Show a hand-edited (string or malformed) setting as it is, to be fixed here.
+  const b = s.blocklist;
+  $('blocklist').value = Array.isArray(b) ? b.join('\n') : typeof b === 'string' ? b : b == null ? '' : JSON.stringify(b);
 });
 $('options').addEventListener('submit', (e) => {
   e.preventDefault();

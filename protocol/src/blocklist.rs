@@ -66,6 +66,61 @@ impl Blocklist {
     pub fn is_empty(&self) -> bool {
         self.domains.is_empty()
     }
+
+    /// The domains as `chrome.declarativeNetRequest` matches them
+    /// (`RuleCondition.requestDomains`, which compares the request URL's canonical
+    /// host and covers subdomains): names as they are, IPv6 addresses in brackets
+    /// (`[::1]`, the form Chrome's URL host takes), and each IPv4 address also as
+    /// the IPv4-mapped IPv6 literal Chrome canonicalises `[::ffff:127.0.0.1]` to
+    /// (`[::ffff:7f00:1]`), which connects to the same address.
+    pub fn request_domains(&self) -> Vec<String> {
+        let mut out = Vec::with_capacity(self.domains.len());
+        for domain in &self.domains {
+            if let Ok(v4) = domain.parse::<core::net::Ipv4Addr>() {
+                let [_, _, _, _, _, _, hi, lo] = v4.to_ipv6_mapped().segments();
+                out.push(domain.clone());
+                out.push(format!("[::ffff:{hi:x}:{lo:x}]"));
+            } else if domain.contains(':') {
+                out.push(format!("[{domain}]"));
+            } else {
+                out.push(domain.clone());
+            }
+        }
+        out
+    }
+}
+
+/// The entries of the `blocklist` setting (`chrome.storage.local`), read so that a
+/// malformed setting never fails open: absent or `null` is no entry; an array of
+/// strings is the list; a string is a list split on commas and whitespace (a
+/// hand-edited `"a.test, b.test"`).
+///
+/// # Errors
+/// Any other shape (a number, an object, an array holding a non-string): a message
+/// naming the setting, which the extension answers to every navigation until the
+/// setting is fixed.
+pub fn setting_entries(value: &serde_json::Value) -> Result<Vec<String>, String> {
+    use serde_json::Value;
+    let invalid = || {
+        Err(format!(
+            "the blocklist setting (chrome.storage.local `blocklist`) is {value}, not a list of domains: \
+             tell the user to fix it in the extension's options"
+        ))
+    };
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::String(text) => Ok(text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|entry| !entry.is_empty())
+            .map(str::to_owned)
+            .collect()),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned).ok_or(()))
+            .collect::<Result<_, _>>()
+            .or_else(|()| invalid()),
+        _ => invalid(),
+    }
 }
 
 /// The absolute URL whose host is the entry: `*.` and leading/trailing dots are
@@ -270,6 +325,55 @@ mod tests {
         // Entries spelled oddly block the canonical address too.
         assert!(blocked(&super::tests::list(&["2130706433"]), "http://127.0.0.1/").is_some());
         assert!(blocked(&super::tests::list(&["LOCALHOST."]), "http://localhost/").is_some());
+    }
+
+    #[test]
+    fn request_domains_are_chrome_url_hosts() {
+        let list = list(&["Bücher.example", "127.0.0.2", "[::1]", "0.0.0.0"]);
+        assert_eq!(
+            list.request_domains(),
+            [
+                "xn--bcher-kva.example",
+                "127.0.0.2",
+                "[::ffff:7f00:2]",
+                "[::1]",
+                "0.0.0.0",
+                "[::ffff:0:0]",
+            ]
+        );
+        // What the `url` crate (WHATWG, like Chrome) makes of the mapped spelling.
+        assert_eq!(
+            hostname("http://[::FFFF:127.0.0.2]/").as_deref(),
+            Some("[::ffff:7f00:2]")
+        );
+    }
+
+    #[test]
+    fn setting_shapes() {
+        use serde_json::json;
+        assert_eq!(setting_entries(&json!(null)), Ok(vec![]));
+        assert_eq!(
+            setting_entries(&json!(["a.test", "b.test"])),
+            Ok(vec!["a.test".to_owned(), "b.test".to_owned()])
+        );
+        assert_eq!(
+            setting_entries(&json!(" a.test,b.test\n c.test ,, ")),
+            Ok(vec![
+                "a.test".to_owned(),
+                "b.test".to_owned(),
+                "c.test".to_owned()
+            ])
+        );
+        assert_eq!(setting_entries(&json!("")), Ok(vec![]));
+        for bad in [
+            json!(42),
+            json!({ "a.test": true }),
+            json!(["a.test", 1]),
+            json!(true),
+        ] {
+            let e = setting_entries(&bad).expect_err("fails closed");
+            assert!(e.contains("blocklist"), "{e}");
+        }
     }
 
     #[test]

@@ -311,6 +311,7 @@ impl RecordingServer {
             .route("/redirect", axum::routing::get(redirect))
             .route("/frame", axum::routing::get(frame))
             .route("/hop", axum::routing::get(hop))
+            .route("/channels", axum::routing::get(channels))
             .fallback(|| async { Html("<title>recorded</title><p>recorded</p>") })
             .layer(axum::middleware::from_fn_with_state(seen.clone(), record));
         let ip: IpAddr = ip.parse().expect("ip");
@@ -371,6 +372,62 @@ async fn hop(Query(q): Query<HashMap<String, String>>) -> Html<String> {
     let to = serde_json::to_string(&q["to"]).expect("json string");
     Html(format!(
         "<title>hop</title><script>setTimeout(() => location.href = {to}, 300)</script>"
+    ))
+}
+
+/// The request channels a page has besides navigation, each to `{base}/{tag}-{name}`
+/// for every name of [`CHANNELS`]: an async function body, awaited (about 2 s)
+/// until every request had the time to leave.
+fn channels_script(base: &str, tag: &str) -> String {
+    let base = serde_json::to_string(base).expect("json");
+    let tag = serde_json::to_string(tag).expect("json");
+    format!(
+        r#"const B = {base}, T = {tag};
+const u = (name) => `${{B}}/${{T}}-${{name}}`;
+const loaded = (el) => new Promise((r) => {{ el.onload = el.onerror = r; setTimeout(r, 1500); }});
+try {{ await fetch(u('fetch-cors')); }} catch (e) {{}}
+try {{ await fetch(u('fetch-nocors'), {{ mode: 'no-cors' }}); }} catch (e) {{}}
+await new Promise((r) => {{ const x = new XMLHttpRequest(); x.onloadend = r; x.open('GET', u('xhr')); x.send(); }});
+{{ const i = new Image(); const p = loaded(i); i.src = u('img'); await p; }}
+{{ const s = document.createElement('script'); const p = loaded(s); s.src = u('script'); document.head.append(s); await p; }}
+{{ const d = document.createElement('div'); d.style.cssText = `width:10px;height:10px;background-image:url("${{u('css')}}")`; document.body.append(d); }}
+navigator.sendBeacon(u('beacon'), 'x');
+{{ const a = document.createElement('a'); a.href = '#' + T; a.ping = u('ping'); a.textContent = 'ping'; document.body.append(a); a.click(); }}
+{{ const ws = new WebSocket(u('ws').replace(/^http/, 'ws')); ws.onerror = () => {{}}; }}
+{{ const l = document.createElement('link'); l.rel = 'prefetch'; l.href = u('prefetch'); document.head.append(l); }}
+new Worker(URL.createObjectURL(new Blob([`fetch(${{JSON.stringify(u('worker'))}}).catch(() => 0)`], {{ type: 'text/javascript' }})));
+await new Promise((r) => setTimeout(r, 2000));
+return document.title"#
+    )
+}
+
+/// Every channel of [`channels_script`].
+const CHANNELS: [&str; 12] = [
+    "fetch-cors",
+    "fetch-nocors",
+    "xhr",
+    "img",
+    "script",
+    "css",
+    "beacon",
+    "ping",
+    "ws",
+    "prefetch",
+    "worker",
+    "markup-img",
+];
+
+/// A page that uses every channel of [`channels_script`] on `base` with `tag`
+/// from its own markup and scripts (plus `{tag}-markup-img`, an `<img>` in the
+/// markup).
+async fn channels(Query(q): Query<HashMap<String, String>>) -> Html<String> {
+    let script = channels_script(&q["base"], &q["tag"]).replace("</", "<\\/");
+    let img = format!("{}/{}-markup-img", q["base"], q["tag"])
+        .replace('&', "&amp;")
+        .replace('"', "&quot;");
+    Html(format!(
+        "<title>channels</title><p>channels</p><img src=\"{img}\">\
+         <script>(async () => {{ {script} }})().then(() => document.body.dataset.done = 'true')</script>"
     ))
 }
 
@@ -774,4 +831,323 @@ async fn a_popup_onto_a_blocked_host_is_not_a_session() {
         "a session lives on the blocked host: {last}"
     );
     eprintln!("popup: the blocked server saw {:?}", blocked.requests());
+}
+
+/// The paths `server` saw that start with `/{tag}-`.
+fn seen_with(server: &RecordingServer, tag: &str) -> Vec<String> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains(&format!(" /{tag}-")))
+        .collect()
+}
+
+/// Asserts that `allowed` saw every channel of `tag` (so that the blocked side
+/// proves something) and `blocked` none.
+fn assert_channels(allowed: &RecordingServer, blocked: &RecordingServer, tag: &str, markup: bool) {
+    let seen = seen_with(allowed, tag);
+    for name in CHANNELS {
+        if name == "markup-img" && !markup {
+            continue;
+        }
+        assert!(
+            seen.iter().any(|r| r.contains(&format!("/{tag}-{name}"))),
+            "{tag}: the allowed host never saw {name}: {seen:?}"
+        );
+    }
+    assert_eq!(
+        seen_with(blocked, tag),
+        Vec::<String>::new(),
+        "{tag}: blocked host contacted"
+    );
+}
+
+/// No request of any kind from a session tab reaches a blocked host — fetch (cors
+/// and no-cors), XHR, image, script, CSS `url()`, beacon, `<a ping>`, WebSocket,
+/// prefetch, fetch in a dedicated worker — whether `evaluate` issues it or the
+/// page's own markup; the same requests to an allowed host arrive. A blocklist
+/// change applies to a live session at once, and the person's own tab still
+/// reaches the blocked host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_request_of_a_session_tab_reaches_a_blocked_host() {
+    let stack = Stack::start().await.expect("stack");
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    let blocked = RecordingServer::start("127.0.0.1").await;
+    let allowed_base = format!("http://allowed.localhost:{}", allowed.port());
+    let blocked_base = format!("http://blocked.localhost:{}", blocked.port());
+    let tab = allowed_tab(&stack).await;
+    let fetch = |tag: &str| {
+        format!(
+            "try {{ await fetch('{blocked_base}/{tag}-x', {{ mode: 'no-cors' }}); }} catch (e) {{}} return 1"
+        )
+    };
+    // No list yet: the session tab reaches the host (the route works).
+    stack.eval(tab, &fetch("before")).await.expect("fetch");
+    assert_eq!(
+        seen_with(&blocked, "before").len(),
+        1,
+        "{:?}",
+        blocked.requests()
+    );
+
+    // The list changes while the session lives: applies at once.
+    set_blocklist_applied(&stack, &["blocked.localhost"], "blocked.localhost").await;
+    let started = std::time::Instant::now();
+    stack.eval(tab, &fetch("live")).await.expect("fetch");
+    eprintln!(
+        "blocked fetch answered in {} ms",
+        started.elapsed().as_millis()
+    );
+    assert_eq!(seen_with(&blocked, "live"), Vec::<String>::new());
+
+    // Through evaluate.
+    for (base, tag) in [(&allowed_base, "eval"), (&blocked_base, "eval")] {
+        let title = stack
+            .eval(tab, &channels_script(base, tag))
+            .await
+            .expect("channels");
+        assert_eq!(title, "Basic fixture", "the session stays on its page");
+    }
+    assert_channels(&allowed, &blocked, "eval", false);
+
+    // Through the page's own markup (served by the allowed host).
+    for base in [&allowed_base, &blocked_base] {
+        let page = format!(
+            "http://127.0.0.1:{}/channels?base={}&tag=page",
+            allowed.port(),
+            encode(base)
+        );
+        stack
+            .act(json!({ "action": "navigate", "tabId": tab, "url": page }))
+            .await
+            .expect("channels page");
+        let done = stack
+            .eval(
+                tab,
+                "for (let i = 0; i < 200 && document.body.dataset.done !== 'true'; i++) await new Promise((r) => setTimeout(r, 50)); return document.body.dataset.done",
+            )
+            .await
+            .expect("channels page");
+        assert_eq!(done, "true", "the channels page ran");
+    }
+    assert_channels(&allowed, &blocked, "page", true);
+
+    // The person's own tab (not a session) is not constrained by the list.
+    let (target, session) = stack
+        .chromium
+        .open_page(&stack.fixtures.url("basic.html"))
+        .await
+        .expect("person's tab");
+    stack
+        .chromium
+        .eval(&session, &fetch("person"))
+        .await
+        .expect("person's fetch");
+    let _ = stack.chromium.close_target(&target).await;
+    assert_eq!(
+        seen_with(&blocked, "person").len(),
+        1,
+        "{:?}",
+        blocked.requests()
+    );
+    // Only those two ever reached the blocked host.
+    assert_eq!(blocked.requests().len(), 2, "{:?}", blocked.requests());
+}
+
+/// Writes `blocklist` to `chrome.storage.local` directly (as a hand edit or
+/// another tool would), from the extension's options page.
+async fn store_blocklist(stack: &Stack, value: Value) {
+    let (target, session) = stack
+        .chromium
+        .open_page(&format!("chrome-extension://{EXTENSION_ID}/options.html"))
+        .await
+        .expect("options page");
+    stack
+        .chromium
+        .eval(
+            &session,
+            &format!("await chrome.storage.local.set({{ blocklist: {value} }}); return 1"),
+        )
+        .await
+        .expect("storage.set");
+    let _ = stack.chromium.close_target(&target).await;
+}
+
+/// A stored `blocklist` that is a string is a list (split on commas and
+/// whitespace); any other shape refuses every navigation, naming the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_blocklist_setting_fails_closed() {
+    let stack = Stack::start().await.expect("stack");
+    store_blocklist(&stack, json!("other.test, blocked.localhost")).await;
+    let blocked_url = stack.fixtures.url_on("sub.blocked.localhost", "basic.html");
+    let mut refused = None;
+    for _ in 0..50 {
+        match stack
+            .act(json!({ "action": "open_tab", "url": blocked_url }))
+            .await
+        {
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let refused = refused.expect("a string blocklist applies");
+    assert_eq!(refused.code, "domain_blocked", "{refused}");
+    assert!(refused.message.contains("blocked.localhost"), "{refused}");
+    let tab = allowed_tab(&stack).await;
+
+    store_blocklist(&stack, json!(42)).await;
+    let mut refused = None;
+    for _ in 0..50 {
+        match stack
+            .act(json!({ "action": "navigate", "tabId": tab, "url": stack.fixtures.url("second.html") }))
+            .await
+        {
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let refused = refused.expect("an invalid blocklist refuses navigations");
+    assert_eq!(refused.code, "domain_blocked", "{refused}");
+    assert!(refused.message.contains("blocklist setting"), "{refused}");
+    let e = stack
+        .act(json!({ "action": "open_tab", "url": stack.fixtures.url("basic.html") }))
+        .await
+        .expect_err("open_tab refused too");
+    assert!(e.message.contains("blocklist setting"), "{e}");
+
+    // Fixed: navigations work again.
+    store_blocklist(&stack, json!([])).await;
+    let mut ok = false;
+    for _ in 0..50 {
+        if stack
+            .act(json!({ "action": "open_tab", "url": stack.fixtures.url("basic.html") }))
+            .await
+            .is_ok()
+        {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ok, "a valid list lifts the refusal");
+}
+
+/// `close_tab` on the person's tab showing a blocked domain answers
+/// `domain_blocked` and leaves the tab open (§10: a request whose tab URL is
+/// blocked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_tab_on_a_blocked_tab_is_refused() {
+    let stack = Stack::start().await.expect("stack");
+    let (_target, _session) = stack
+        .chromium
+        .open_page(&stack.fixtures.url_on("blocked.localhost", "basic.html"))
+        .await
+        .expect("person's tab");
+    set_blocklist_applied(&stack, &["blocked.localhost"], "blocked.localhost").await;
+    let on_blocked = |list: &Value| {
+        list["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| {
+                t["url"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("blocked.localhost")
+            })
+            .map(|t| t["tabId"].clone())
+    };
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    let tab = on_blocked(&list).unwrap_or_else(|| panic!("the person's tab is listed: {list}"));
+    let e = stack
+        .act(json!({ "action": "close_tab", "tabId": tab }))
+        .await
+        .expect_err("close_tab refused");
+    assert_eq!(e.code, "domain_blocked", "{e}");
+    let list = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    assert_eq!(on_blocked(&list), Some(tab), "the tab is still open");
+}
+
+/// A blocked IP address is blocked for every request of a session tab however
+/// the page spells it (shorthand, hex, IPv4-mapped IPv6), and an IPv6 entry does
+/// not break the rule; another address still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_tab_never_fetches_a_blocked_address_in_any_spelling() {
+    let stack = Stack::start().await.expect("stack");
+    let blocked = RecordingServer::start("127.0.0.2").await;
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    set_blocklist_applied(
+        &stack,
+        &["127.0.0.2", "::1", "blocked.localhost"],
+        "blocked.localhost",
+    )
+    .await;
+    let tab = allowed_tab(&stack).await;
+    let q = blocked.port();
+    let urls = [
+        format!("http://127.0.0.2:{q}/a"),
+        format!("http://127.2:{q}/b"),
+        format!("http://0x7f000002:{q}/c"),
+        format!("http://[::ffff:127.0.0.2]:{q}/d"),
+        format!("http://127.0.0.1:{}/allowed", allowed.port()),
+    ];
+    let script = format!(
+        "for (const u of {}) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1",
+        serde_json::to_string(&urls).unwrap()
+    );
+    stack.eval(tab, &script).await.expect("fetches");
+    let seen = allowed.requests();
+    assert!(seen.iter().any(|r| r.ends_with("/allowed")), "{seen:?}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "blocked address contacted"
+    );
+}
+
+/// The network rule outlives the extension's worker: a session tab's request to
+/// a blocked host made while the worker is stopped, and one after the new worker
+/// took the session back, never arrive; an allowed one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_network_block_survives_a_worker_restart() {
+    let stack = Stack::start().await.expect("stack");
+    let blocked = RecordingServer::start("127.0.0.1").await;
+    let allowed = RecordingServer::start("127.0.0.1").await;
+    set_blocklist_applied(&stack, &["blocked.localhost"], "blocked.localhost").await;
+    let tab = allowed_tab(&stack).await;
+    let b = format!("http://blocked.localhost:{}", blocked.port());
+    let a = format!("http://127.0.0.1:{}", allowed.port());
+    // Fires every 100 ms for 3 s, across the worker's stop and restart.
+    let script = format!(
+        "let i = 0; const t = setInterval(() => {{ if (++i > 30) return clearInterval(t); \
+         fetch('{b}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); \
+         fetch('{a}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); }}, 100); return 1"
+    );
+    stack.eval(tab, &script).await.expect("timer");
+    stack.chromium.stop_extension_worker().await.expect("stop");
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let after = format!(
+        "for (const u of ['{b}/after', '{a}/after']) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1"
+    );
+    stack.eval(tab, &after).await.expect("the session is back");
+    let seen = allowed.requests();
+    assert!(seen.iter().any(|r| r.ends_with("/gap-30")), "{seen:?}");
+    assert!(seen.iter().any(|r| r.ends_with("/after")), "{seen:?}");
+    assert_eq!(
+        blocked.requests(),
+        Vec::<String>::new(),
+        "blocked host contacted"
+    );
 }

@@ -98,11 +98,19 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
 /// `close_tab`: ends the session (`stopped`, §10) and closes the tab.
 ///
 /// # Errors
-/// `session_not_found` when the tab does not exist.
+/// `session_not_found` when the tab does not exist, `domain_blocked` when the tab
+/// shows (or is loading) a blocked domain — the agent may not act on such a tab,
+/// not even to close it (§10).
 pub async fn close_tab(tab: TabId) -> Result<ActionResult, BridgeError> {
-    chrome::tabs_get(tab.0)
+    let info = chrome::tabs_get(tab.0)
         .await
         .map_err(|_| sessions::no_tab(tab))?;
+    for url in [Some(&info.url), info.pending_url.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        sessions::check_blocklist(url, Some(tab))?;
+    }
     sessions::end_session(tab, SessionEndReason::Stopped, false);
     chrome::tabs_remove(tab.0)
         .await
