@@ -184,12 +184,9 @@ async fn squatter(seen: Arc<Mutex<Seen>>, answer: Answer) -> String {
     format!("ws://{addr}/extension")
 }
 
-/// The squatter scenario of the trust model (PROTOCOL.md §2): with no `serve`
-/// running, a local program listens on the configured address. The real extension
-/// connects, but never sends the token (not in the upgrade, not in any frame) and
-/// runs nothing it is sent; it keeps retrying, and says why in its popup.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
+/// Chromium with a copy of the built extension, not paired with anything yet (no
+/// backend runs); keep the returned directory alive as long as the browser.
+async fn unpaired_chromium() -> (Chromium, TempDir) {
     let built = tokio::task::spawn_blocking(browser_bridge_tests::build::ensure_built)
         .await
         .unwrap()
@@ -200,13 +197,23 @@ async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
         .await
         .unwrap()
         .expect("copy the extension");
+    let chromium = Chromium::launch(extension.path()).await.expect("chromium");
+    (chromium, extension)
+}
+
+/// The squatter scenario of the trust model (PROTOCOL.md §2): with no `serve`
+/// running, a local program listens on the configured address. The real extension
+/// connects, but never sends the token (not in the upgrade, not in any frame) and
+/// runs nothing it is sent; it keeps retrying, and says why in its popup.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
+    let (chromium, _extension) = unpaired_chromium().await;
     let fixtures = browser_bridge_tests::fixtures::FixtureServer::start()
         .await
         .expect("fixtures");
     let visited = fixtures.url("basic.html?squatter-was-obeyed");
     let seen = Arc::new(Mutex::new(Seen::default()));
     let url = squatter(seen.clone(), Answer::AckThenRequests(visited.clone())).await;
-    let chromium = Chromium::launch(extension.path()).await.expect("chromium");
     let token = "squatter-test-token-0123456789abcdefghijklmnop";
     chromium.pair(&url, token).await.expect("pairing page");
     // Two attempts at least: the first and a retry after the backoff.
@@ -249,17 +256,7 @@ async fn a_squatter_on_the_backend_address_gets_no_token_and_runs_nothing() {
 /// `reject` is not terminal, and its text never reaches the popup.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_and_rejecting_squatters_neither_hold_the_extension_nor_speak_in_its_popup() {
-    let built = tokio::task::spawn_blocking(browser_bridge_tests::build::ensure_built)
-        .await
-        .unwrap()
-        .expect("build");
-    let extension = TempDir::new("extension").unwrap();
-    let (from, to) = (built.extension_dist.clone(), extension.path().to_path_buf());
-    tokio::task::spawn_blocking(move || browser_bridge_tests::build::copy_extension(&from, &to))
-        .await
-        .unwrap()
-        .expect("copy the extension");
-    let chromium = Chromium::launch(extension.path()).await.expect("chromium");
+    let (chromium, _extension) = unpaired_chromium().await;
     let token = "squatter-test-token-0123456789abcdefghijklmnop";
 
     let silent = Arc::new(Mutex::new(Seen::default()));

@@ -63,27 +63,21 @@ fn lint() -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    run(cargo()
-        .current_dir(root)
-        .env("RUSTDOCFLAGS", "-D warnings")
-        .args([
-            "doc",
-            "--workspace",
-            "--no-deps",
-            "--exclude",
-            "browser-bridge-extension",
-        ]))?;
-    run(cargo()
-        .current_dir(root)
-        .env("RUSTDOCFLAGS", "-D warnings")
-        .args([
-            "doc",
-            "-p",
-            "browser-bridge-extension",
-            "--no-deps",
-            "--target",
-            "wasm32-unknown-unknown",
-        ]))
+    let native_docs: &[&str] = &["--workspace", "--exclude", "browser-bridge-extension"];
+    let wasm_docs: &[&str] = &[
+        "-p",
+        "browser-bridge-extension",
+        "--target",
+        "wasm32-unknown-unknown",
+    ];
+    for which in [native_docs, wasm_docs] {
+        run(cargo()
+            .current_dir(root)
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .args(["doc", "--no-deps"])
+            .args(which))?;
+    }
+    Ok(())
 }
 
 /// The whole CI run; fails on the first suite that fails.
