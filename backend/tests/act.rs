@@ -113,25 +113,37 @@ async fn invalid_action_json_is_422_and_nothing_is_sent() {
     );
 }
 
-/// §5: only http(s) and about:blank are loaded; anything else is refused by the
-/// backend itself, with a message naming the scheme, and never reaches the
-/// extension — through HTTP and through the hub that MCP, the CLI and the agent
-/// share.
+/// A fake extension on `server` that records every action it is sent and answers
+/// each with `result`; keep the returned task alive as long as it should serve.
+async fn recording_extension(
+    server: &browser_bridge::ServerHandle,
+    result: Value,
+) -> (
+    Arc<std::sync::Mutex<Vec<Value>>>,
+    tokio::task::JoinHandle<common::Ws>,
+) {
+    let ws = connect_extension(server, "c").await;
+    wait_connected(server, "c").await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let log = seen.clone();
+    let task = serve_requests(ws, move |request| {
+        log.lock().unwrap().push(request["action"].clone());
+        Some(json!({"type":"response","id":request["id"],"result":result}))
+    });
+    (seen, task)
+}
+
 /// `upload_file` would hand a file to the page, which an `evaluate` can then read:
 /// no file of the config directory (the pairing token) is ever sent, whatever
 /// path leads to it (a symlink, `..`); other files go through.
 #[tokio::test]
 async fn upload_file_never_hands_out_the_config_directory() {
     let server = start(options()).await;
-    let ws = connect_extension(&server, "c").await;
-    wait_connected(&server, "c").await;
-    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
-    let log = seen.clone();
-    let _ext = serve_requests(ws, move |request| {
-        log.lock().unwrap().push(request["action"].clone());
-        Some(json!({"type":"response","id":request["id"],
-            "result":{"action":"upload_file","tabId":1,"files":["report.txt"]}}))
-    });
+    let (seen, _ext) = recording_extension(
+        &server,
+        json!({"action":"upload_file","tabId":1,"files":["report.txt"]}),
+    )
+    .await;
     let token = server.config_dir.join("pairing-token");
     let elsewhere = temp_config_dir();
     let link = elsewhere.join("innocent.txt");
@@ -169,18 +181,18 @@ async fn upload_file_never_hands_out_the_config_directory() {
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
 
+/// §5: only http(s) and about:blank are loaded; anything else is refused by the
+/// backend itself, with a message naming the scheme, and never reaches the
+/// extension — through HTTP and through the hub that MCP, the CLI and the agent
+/// share.
 #[tokio::test]
 async fn non_web_url_schemes_are_refused_before_sending() {
     let server = start(options()).await;
-    let ws = connect_extension(&server, "c").await;
-    wait_connected(&server, "c").await;
-    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
-    let log = seen.clone();
-    let _ext = serve_requests(ws, move |request| {
-        log.lock().unwrap().push(request["action"].clone());
-        Some(json!({"type":"response","id":request["id"],
-            "result":{"action":"navigate","tabId":1,"url":"about:blank","title":""}}))
-    });
+    let (seen, _ext) = recording_extension(
+        &server,
+        json!({"action":"navigate","tabId":1,"url":"about:blank","title":""}),
+    )
+    .await;
     let client = http();
     for (url, named) in [
         ("javascript:alert(document.cookie)", "`javascript:`"),
