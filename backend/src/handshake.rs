@@ -170,9 +170,7 @@ fn on_hello(text: &str, n_b: String, policy: &Policy) -> Transition {
             )));
         }
     };
-    if let Err(e) = auth::check_nonce("hello.nonce", &hello.nonce) {
-        return reject(e);
-    }
+    // `Message::decode` has checked the nonce's shape (43 base64url chars).
     let proof = auth::backend_proof(&policy.token, &hello.nonce, &n_b);
     Transition {
         send: Some(Message::Challenge(Challenge {
@@ -202,9 +200,7 @@ fn on_auth(text: &str, hello: Box<Hello>, n_b: &str, policy: &Policy) -> Transit
             )));
         }
     };
-    if let Err(e) = auth::check_proof(&proof) {
-        return reject(BridgeError::invalid_request(format!("auth.{}", e.message)));
-    }
+    // `Message::decode` has checked the proof's shape.
     if !auth::verify_extension_proof(&policy.token, &hello.nonce, n_b, &proof) {
         return reject(BridgeError::new(
             ErrorCode::Unauthorized,
