@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use browser_bridge::mcp::render::render_extract;
-use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
+use browser_bridge_page::{PageInputs, UidCache, shape_extract};
 use browser_bridge_protocol::{ExtractResult, TabId};
 
 /// One page's figures.

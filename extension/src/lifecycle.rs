@@ -28,8 +28,8 @@
 
 use std::cell::{Cell, RefCell};
 
+use browser_bridge_page::uids::UidCache;
 use browser_bridge_protocol::event::SessionEnded;
-use browser_bridge_protocol::page::uids::UidCache;
 use browser_bridge_protocol::result::DialogInfo;
 use browser_bridge_protocol::{Event, SessionEndReason, TabId};
 use futures::channel::oneshot;

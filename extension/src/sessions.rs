@@ -17,9 +17,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use browser_bridge_protocol::blocklist::Blocklist;
+use browser_bridge_page::blocklist::Blocklist;
+use browser_bridge_page::uids::UidCache;
 use browser_bridge_protocol::event::{DomainBlocked, GlobalStop, SessionEnded, SessionStarted};
-use browser_bridge_protocol::page::uids::UidCache;
 use browser_bridge_protocol::result::DialogInfo;
 use browser_bridge_protocol::{
     BridgeError, ErrorCode, Event, SessionEndReason, TabId, check_url_scheme,
@@ -322,10 +322,10 @@ pub async fn load_settings() {
 }
 
 /// Applies a `blocklist` storage value, read by
-/// [`browser_bridge_protocol::blocklist::setting_entries`] (an array of domains,
+/// [`browser_bridge_page::blocklist::setting_entries`] (an array of domains,
 /// or a string of them; any other shape fails closed).
 pub fn apply_blocklist_value(value: &Value) {
-    set_blocklist(browser_bridge_protocol::blocklist::setting_entries(value));
+    set_blocklist(browser_bridge_page::blocklist::setting_entries(value));
 }
 
 /// `domain_blocked` when `url`'s host is on the blocklist (and the event is sent).

@@ -3,12 +3,12 @@
 //! Owns every message that crosses the WebSocket between the extension and the
 //! backend: envelopes ([`Message`]), the action union ([`Action`]) and its results
 //! ([`ActionResult`]), error codes ([`ErrorCode`]), events ([`Event`]), the version
-//! rule, per-action deadlines, JSON Schemas, and the pure page logic that both sides
-//! share (obstacle detection). No I/O, no runtime: builds for native and wasm32.
+//! rule, per-action deadlines, the handshake proofs and JSON Schemas. No I/O, no
+//! runtime: builds for native and wasm32. The pure page logic that produces
+//! [`ExtractResult`] lives in `browser-bridge-page`.
 
 pub mod action;
 pub mod auth;
-pub mod blocklist;
 pub mod deadline;
 mod decode;
 pub mod envelope;
@@ -16,8 +16,6 @@ pub mod error;
 pub mod event;
 pub mod extract;
 pub mod ids;
-pub mod obstacle;
-pub mod page;
 pub mod page_tools;
 pub mod result;
 pub mod schema;

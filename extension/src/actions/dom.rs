@@ -2,13 +2,13 @@
 //!
 //! - selectors: `DOM.querySelector` on the document; when that finds nothing, a
 //!   walk into open shadow roots (in page JS, returning the element's handle);
-//! - uids: the tab's [`UidCache`](browser_bridge_protocol::page::uids::UidCache) →
+//! - uids: the tab's [`UidCache`](browser_bridge_page::uids::UidCache) →
 //!   `backendNodeId`, checked alive with `DOM.resolveNode` (gone → `element_stale`).
 //!
 //! A resolved [`Node`] carries its `backendNodeId` (for `DOM.*`) and a JS handle
 //! (`objectId`, for `Runtime.callFunctionOn`).
 
-use browser_bridge_protocol::page::uids::stale_error;
+use browser_bridge_page::uids::stale_error;
 use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, TabId};
 use serde_json::{Value, json};
 

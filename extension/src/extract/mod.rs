@@ -1,5 +1,5 @@
 //! `extract` (PROTOCOL.md §6, §8): gather through CDP, shape with the protocol
-//! crate's pure page logic (`browser_bridge_protocol::page`).
+//! crate's pure page logic (`browser_bridge_page`).
 //!
 //! Round trips: `DOMSnapshot.captureSnapshot` (DOM in flat-tree order with layout and
 //! [`COMPUTED_STYLES`], all same-origin frames) and `Runtime.evaluate` of `innerText`
@@ -12,8 +12,8 @@
 //! script beyond reading `innerText`, so a page that overrides prototypes cannot
 //! change what the agent reads. The uids come from the session's cache (§6).
 
-use browser_bridge_protocol::page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
-use browser_bridge_protocol::page::{PageInputs, shape_extract};
+use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
+use browser_bridge_page::{PageInputs, shape_extract};
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use futures::future::join_all;
 use serde_json::json;

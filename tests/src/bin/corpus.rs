@@ -114,7 +114,7 @@ async fn main() -> Result<()> {
             for (method, params) in [
                 (
                     "DOMSnapshot.captureSnapshot",
-                    serde_json::json!({"computedStyles": browser_bridge_protocol::page::snapshot::COMPUTED_STYLES}),
+                    serde_json::json!({"computedStyles": browser_bridge_page::snapshot::COMPUTED_STYLES}),
                 ),
                 ("Accessibility.getFullAXTree", serde_json::json!({})),
                 (
@@ -138,7 +138,7 @@ async fn main() -> Result<()> {
             let root = doc["root"]["backendNodeId"].clone();
             let start = std::time::Instant::now();
             let mut total = 0;
-            for role in browser_bridge_protocol::page::elements::INTERACTIVE_ROLES {
+            for role in browser_bridge_page::elements::INTERACTIVE_ROLES {
                 let v = tab
                     .call(
                         "Accessibility.queryAXTree",
@@ -153,7 +153,7 @@ async fn main() -> Result<()> {
             }
             println!(
                 "queryAXTree x{}: {:.1} ms, {total} nodes",
-                browser_bridge_protocol::page::elements::INTERACTIVE_ROLES.len(),
+                browser_bridge_page::elements::INTERACTIVE_ROLES.len(),
                 start.elapsed().as_secs_f64() * 1000.0
             );
         }

@@ -2,7 +2,7 @@
 //! stores them as one JSON file per page so that shaping can be iterated natively.
 
 use anyhow::Result;
-use browser_bridge_protocol::page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
+use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use anyhow::Result;
+use browser_bridge_page::{PageInputs, UidCache, shape_extract};
 use browser_bridge_protocol::TabId;
-use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
 
 use super::capture::Capture;
 use super::recall;

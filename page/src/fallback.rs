@@ -14,7 +14,7 @@ use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
     Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, VALUE_MAX_CHARS, cap, clean, is_visible,
 };
-use crate::extract::Checked;
+use browser_bridge_protocol::extract::Checked;
 
 /// Interactive elements of `dom` in document order, capped like
 /// [`interactive_elements`](super::elements::interactive_elements) (`main` is the

@@ -1,14 +1,11 @@
 //! Markdown shaping on snapshots recorded from headless Chromium
 //! (`tests/fixtures/extract/*.html`, captured with `corpus capture-file`).
 
-use browser_bridge_protocol::page::markdown::{join_blocks, page_markdown};
-use browser_bridge_protocol::page::{PageInputs, dom::Dom};
+use browser_bridge_page::markdown::{join_blocks, page_markdown};
+use browser_bridge_page::{PageInputs, dom::Dom};
 
 fn load(name: &str) -> PageInputs {
-    let path = format!(
-        "{}/tests/page_fixtures/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture shape")
 }
 
@@ -131,7 +128,7 @@ fn link_farms_go_title_lists_stay_and_tracking_urls_lose_their_url() {
 
 #[test]
 fn deeply_nested_dom_is_cut_not_a_stack_overflow() {
-    use browser_bridge_protocol::page::snapshot::CapturedSnapshot;
+    use browser_bridge_page::snapshot::CapturedSnapshot;
     use serde_json::json;
     // document > html > body > 20 000 nested divs > text.
     let depth = 20_000usize;

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::error::{BridgeError, ErrorCode};
-use crate::ids::Uid;
+use browser_bridge_protocol::error::{BridgeError, ErrorCode};
+use browser_bridge_protocol::ids::Uid;
 
 /// CDP `DOM.BackendNodeId`: stable for a node as long as its document lives.
 pub type BackendNodeId = i64;

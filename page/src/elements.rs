@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::snapshot::AxNode;
-use crate::extract::{Checked, ELEMENTS_MAX};
+use browser_bridge_protocol::extract::{Checked, ELEMENTS_MAX};
 
 /// Roles an agent can act on.
 pub const INTERACTIVE_ROLES: &[&str] = &[

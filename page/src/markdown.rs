@@ -7,8 +7,8 @@ use super::content::{self, Content};
 use super::dom::{Dom, Kind};
 use super::table;
 use super::url;
-use crate::extract::MARKDOWN_MAX_BYTES;
-use crate::text::floor_char_boundary;
+use browser_bridge_protocol::extract::MARKDOWN_MAX_BYTES;
+use browser_bridge_protocol::text::floor_char_boundary;
 
 /// Longest link URL written out (bytes); longer links keep only their text.
 pub const MAX_LINK_URL_BYTES: usize = 300;

@@ -7,7 +7,7 @@
 //! page that works, so every layer needs a strong signal and the weak ones only
 //! ever answer `low`.
 
-use crate::extract::{Confidence, Element, Obstacle, ObstacleType};
+use browser_bridge_protocol::extract::{Confidence, Element, Obstacle, ObstacleType};
 
 /// Only this many chars of the markdown are scanned (§8): walls say what they are
 /// at the top, and the scan stays cheap on long pages.

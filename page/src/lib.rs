@@ -1,7 +1,10 @@
-//! Pure page logic behind `extract` (PROTOCOL.md §6, §8): the per-tab uid cache, the
+//! browser-bridge's pure page logic (PROTOCOL.md §6, §8): the per-tab uid cache, the
 //! compact view of what CDP returns, DOM → Markdown shaping, interactive element
-//! filtering and truncation. No DOM, no CDP: the extension gathers the inputs and
-//! these functions shape them, so everything here is tested natively.
+//! filtering and truncation, obstacle detection ([`obstacle`]) and blocklist matching
+//! on canonical hosts ([`blocklist`]). No DOM, no CDP, no I/O: the extension gathers
+//! the inputs and these functions shape them, so everything here is tested natively
+//! and builds for wasm32. The wire shapes it produces live in
+//! `browser-bridge-protocol` ([`browser_bridge_protocol::extract`]).
 //!
 //! Pipeline ([`shape_extract`]):
 //! 1. [`snapshot`]: `DOMSnapshot.captureSnapshot` (with
@@ -15,7 +18,7 @@
 //!    sticky overlays), the main-content root (deepest container holding most of the
 //!    prose), and link farms under it.
 //! 4. [`markdown`] (+ `table`, [`url`]): Markdown of the root, cut on a block
-//!    boundary at [`MARKDOWN_MAX_BYTES`](crate::extract::MARKDOWN_MAX_BYTES).
+//!    boundary at [`MARKDOWN_MAX_BYTES`](browser_bridge_protocol::extract::MARKDOWN_MAX_BYTES).
 //! 5. [`elements`] (or [`fallback`] without an AX tree): interactive elements in
 //!    document order, capped; [`uids`] numbers them.
 //!
@@ -24,11 +27,13 @@
 //! 8.5 kB, median extract 170 ms; Playwright MCP's snapshot of the same pages has a
 //! median of 36.5 kB.
 
+pub mod blocklist;
 pub mod content;
 pub mod dom;
 pub mod elements;
 pub mod fallback;
 pub mod markdown;
+pub mod obstacle;
 pub mod shape;
 pub mod snapshot;
 mod table;

@@ -1,17 +1,14 @@
 //! Element filtering, uids and obstacle detection through `shape_extract`, on
 //! snapshots recorded from headless Chromium, plus the 200-element cap.
 
+use browser_bridge_page::snapshot::{AxNode, AxTree, AxValue, CapturedSnapshot};
+use browser_bridge_page::{PageInputs, UidCache, shape_extract};
 use browser_bridge_protocol::TabId;
 use browser_bridge_protocol::extract::{Checked, Confidence, ELEMENTS_MAX, ObstacleType};
-use browser_bridge_protocol::page::snapshot::{AxNode, AxTree, AxValue, CapturedSnapshot};
-use browser_bridge_protocol::page::{PageInputs, UidCache, shape_extract};
 use serde_json::json;
 
 fn load(name: &str) -> PageInputs {
-    let path = format!(
-        "{}/tests/page_fixtures/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_slice(&std::fs::read(&path).expect("fixture")).expect("fixture shape")
 }
 

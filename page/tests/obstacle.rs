@@ -1,11 +1,11 @@
 //! Table test of `detect_obstacle` (PROTOCOL.md §8): true walls must be found with
 //! the right type and confidence; look-alikes must stay clear (or at most `low`).
 
-use browser_bridge_protocol::extract::{Confidence, ObstacleType};
-use browser_bridge_protocol::obstacle::{
+use browser_bridge_page::obstacle::{
     FEW_ELEMENTS, MARKDOWN_SCAN_CHARS, ObstacleInput, PHRASE_PAGE_MAX_CHARS, SHORT_MARKDOWN_CHARS,
     detect_obstacle, is_captcha_frame_url, is_password_field,
 };
+use browser_bridge_protocol::extract::{Confidence, ObstacleType};
 use browser_bridge_protocol::{Element, Uid};
 
 use Confidence::{High, Low};

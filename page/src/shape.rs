@@ -11,10 +11,10 @@ use super::markdown::content_markdown;
 use super::snapshot::{AxTree, CapturedSnapshot};
 use super::uids::UidCache;
 use super::url;
-use crate::extract::{Element, ExtractResult, TEXT_MAX_BYTES, Truncated};
-use crate::ids::TabId;
 use crate::obstacle::{ObstacleInput, detect_obstacle, is_captcha_frame_url};
-use crate::text::truncate_bytes;
+use browser_bridge_protocol::extract::{Element, ExtractResult, TEXT_MAX_BYTES, Truncated};
+use browser_bridge_protocol::ids::TabId;
+use browser_bridge_protocol::text::truncate_bytes;
 
 /// Everything `extract` gathers through CDP, in three kinds of call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
