@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use browser_bridge::mcp::render::render_extract;
+use browser_bridge_backend::tool::render::render_extract;
 use browser_bridge_page::{PageInputs, UidCache, shape_extract};
 use browser_bridge_protocol::{ExtractResult, TabId};
 

@@ -1,36 +1,34 @@
-//! browser-bridge backend: the WebSocket server the extension dials into, the
-//! request pool, the HTTP API, the MCP server and the CLI (docs/DESIGN.md "Backend").
+//! browser-bridge backend (library): the WebSocket server the extension dials
+//! into, the request hub, the HTTP API, the MCP server, and the client of a running
+//! `serve`. The `browser-bridge` binary (crate `cli/`) and the built-in agent
+//! (crate `agent/`) are built on it. docs/ARCHITECTURE.md has the code map.
 //!
-//! Embedding API (used by `mcp`, the agent, tests):
-//! - [`server::start_server`]`(ServeOptions) -> anyhow::Result<ServerHandle>`: bind,
-//!   serve `/extension` + `/v1/*`, return the bound address, the hub and shutdown.
-//! - [`server::run_serve`]: the CLI's `serve`.
-//! - [`server::router`]`(AppState) -> Router` and [`http_api::require_auth`] (the
-//!   Origin/Host/Bearer guard, an axum `from_fn_with_state` middleware).
-//! - [`hub::ExtensionHub`] and [`remote::RemoteBridge`] implement [`Bridge`];
-//!   [`remote::probe`] checks whether a `serve` answers and proves it knows the
-//!   token ([`http_hello`], PROTOCOL.md §2.1).
-//! - [`agent::run_task`]`(&bridge, &model, &RunOptions, &mut progress) -> FinalReport`:
-//!   the built-in agent (`run`, `verify`) over any [`Bridge`] and chat model.
+//! Layers, each depending only on those above it:
+//! - [`bridge`] ([`Bridge`]: an action in, a result or error out), [`config`],
+//!   [`events`] (audit log);
+//! - [`hub`]: the one owner task of the extension connection and the in-flight
+//!   requests ([`hub::pool`] is its pure bookkeeping);
+//! - [`tool`]: the `browser` tool (description, schema, decoding, rendering);
+//! - [`mcp`]: the rmcp server of that tool, over stdio or streamable HTTP;
+//! - [`server`]: `serve` — `/extension` ([`server::ws`], [`server::handshake`]),
+//!   `/v1/*` ([`server::http_api`], [`server::hello`]), `/mcp`;
+//!   [`start_server`]`(ServeOptions) -> Result<ServerHandle, ServeError>`;
+//! - [`client`]: [`RemoteBridge`], a [`Bridge`] over a running `serve`'s HTTP API,
+//!   used only after the server proved it knows the token;
+//! - [`connect`]: how `mcp` and `run` reach the browser (reuse a proven `serve`,
+//!   else host the WebSocket in-process).
 
-pub mod accept;
-pub mod agent;
 pub mod bridge;
-pub mod cli;
+pub mod client;
 pub mod config;
+pub mod connect;
 pub mod events;
-pub mod handshake;
-pub mod http_api;
-pub mod http_hello;
 pub mod hub;
-pub mod log;
 pub mod mcp;
-pub mod pool;
-pub mod remote;
 pub mod server;
-pub mod ws;
+pub mod tool;
 
 pub use bridge::Bridge;
+pub use client::{Probe, RemoteBridge, probe};
 pub use hub::ExtensionHub;
-pub use remote::{Probe, RemoteBridge, probe};
-pub use server::{AppState, ServeOptions, ServerHandle, run_serve, start_server};
+pub use server::{AppState, ServeError, ServeOptions, ServerHandle, run_serve, start_server};

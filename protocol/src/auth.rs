@@ -9,6 +9,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{KeyInit, Mac};
+use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::envelope::{Auth, Challenge};
@@ -142,6 +143,21 @@ pub fn answer_challenge(token: &str, n_e: &str, challenge: &Challenge) -> Option
     (shaped && verify_backend_proof(token, n_e, &challenge.nonce, &challenge.proof)).then(|| Auth {
         proof: extension_proof(token, n_e, &challenge.nonce),
     })
+}
+
+/// The path of the HTTP hello (PROTOCOL.md §2.1): the server proves it knows
+/// the token before a client sends it.
+pub const HELLO_PATH: &str = "/v1/hello";
+
+/// The body of a `200` answer to `GET /v1/hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HelloAnswer {
+    /// The server's `PROTOCOL_VERSION`.
+    pub protocol_version: u32,
+    /// [`server_proof`] of the pairing token over the request's nonce:
+    /// 43 base64url characters.
+    pub proof: String,
 }
 
 #[cfg(test)]

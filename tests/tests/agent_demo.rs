@@ -4,15 +4,15 @@
 //! server speaking the OpenAI and Anthropic wire formats) that picks uids from
 //! the element lines it is shown and quotes what the page says, as a model would.
 
-#[path = "../../backend/tests/agent/scripted_llm.rs"]
+#[path = "../../cli/tests/agent/scripted_llm.rs"]
 mod scripted_llm;
 
 use std::time::Duration;
 
-use browser_bridge::RemoteBridge;
-use browser_bridge::agent::cli::MODEL_ENV_VARIABLES;
-use browser_bridge::agent::llm::{LlmClient, Provider};
-use browser_bridge::agent::{AgentEvent, RunOptions, StopReason, run_task};
+use browser_bridge_agent::llm::MODEL_ENV_VARIABLES;
+use browser_bridge_agent::llm::{LlmClient, Provider};
+use browser_bridge_agent::{AgentEvent, RunOptions, StopReason, run_task};
+use browser_bridge_backend::RemoteBridge;
 use browser_bridge_tests::demo::site::DemoSite;
 use browser_bridge_tests::harness::Stack;
 use serde_json::{Value, json};
@@ -279,4 +279,23 @@ async fn verify_runs_the_demo_task_set_and_reports_the_pass_rate() {
     assert_eq!(rows[3][2], "0", "{stdout}");
     assert!(stdout.contains("pass rate: 4/4"), "{stdout}");
     assert_eq!(llm.requests().len(), replies);
+}
+
+/// `cargo xtask verify` without a model configured: says so and exits 0 before
+/// starting a browser.
+#[tokio::test]
+async fn verify_without_a_key_says_so_and_is_skipped() {
+    let output = tokio::task::spawn_blocking(|| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_browser-bridge-verify"));
+        for var in MODEL_ENV_VARIABLES {
+            command.env_remove(var);
+        }
+        command.output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("verify: skipped: no API key"), "{stderr}");
+    assert!(output.stdout.is_empty());
 }

@@ -41,10 +41,10 @@ enum Command {
         keep_open: bool,
     },
     /// The built-in agent against a real model on the demo site in headless
-    /// Chromium (`browser-bridge verify`); skipped without an API key. Arguments
-    /// after `--` go to `browser-bridge verify` (e.g. `-- --provider anthropic`).
+    /// Chromium (the demo-site task set); skipped without an API key. Arguments
+    /// after `--` go to `browser-bridge-verify` (e.g. `-- --provider anthropic`).
     Verify {
-        /// Passed to `browser-bridge verify`.
+        /// Passed to `browser-bridge-verify`.
         #[arg(last = true)]
         args: Vec<String>,
     },

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod scenario;
 pub mod setup;
 pub mod site;
+pub mod verify;
 
 use std::time::Instant;
 

@@ -1,0 +1,107 @@
+//! Which model, where: the model configuration `run` gets from its flags and the
+//! environment, and the client made from it.
+
+use crate::llm::{self, LlmClient, Provider};
+
+/// Every environment variable that configures the model: the key variables
+/// ([`llm::api_key`]) and the CLI's `--base-url`, `--provider`, `--model`
+/// defaults. Tests that spawn the binary clear them so that a developer's own
+/// settings cannot leak into the run.
+pub const MODEL_ENV_VARIABLES: [&str; 6] = [
+    llm::KEY_VARIABLE,
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "BROWSER_BRIDGE_BASE_URL",
+    "BROWSER_BRIDGE_PROVIDER",
+    "BROWSER_BRIDGE_MODEL",
+];
+
+/// A model choice: provider, model name and base URL (defaults per provider).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelConfig {
+    /// Wire format.
+    pub provider: Provider,
+    /// Model name; `None`: [`Provider::default_model`].
+    pub model: Option<String>,
+    /// API base URL; `None`: [`Provider::default_base_url`].
+    pub base_url: Option<String>,
+}
+
+impl ModelConfig {
+    /// The base URL in use.
+    pub fn base_url(&self) -> String {
+        self.base_url
+            .clone()
+            .unwrap_or_else(|| self.provider.default_base_url().to_owned())
+    }
+
+    /// The client, with the key read through `lookup` (`std::env::var` in the
+    /// CLI). `None` when there is no key and the base URL is not a loopback server
+    /// (which may need none): [`ModelConfig::missing_key_message`] says why.
+    pub fn client(&self, lookup: impl Fn(&str) -> Option<String>) -> Option<LlmClient> {
+        let key = llm::api_key(self.provider, lookup);
+        let base = self.base_url();
+        if key.is_none() && !is_loopback_url(&base) {
+            return None;
+        }
+        let model = self
+            .model
+            .clone()
+            .unwrap_or_else(|| self.provider.default_model().to_owned());
+        Some(LlmClient::new(self.provider, &base, &model, key))
+    }
+
+    /// Why there is no client.
+    pub fn missing_key_message(&self) -> String {
+        format!(
+            "no API key: set {} or {} (a loopback --base-url such as Ollama's needs none)",
+            llm::KEY_VARIABLE,
+            self.provider.key_variable()
+        )
+    }
+}
+
+/// True for `http(s)://127.0.0.1…`, `localhost` and `[::1]` URLs.
+pub fn is_loopback_url(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_urls_need_no_key() {
+        assert!(is_loopback_url("http://127.0.0.1:11434/v1"));
+        assert!(is_loopback_url("http://localhost:1234/v1"));
+        assert!(is_loopback_url("http://[::1]:8080/v1"));
+        assert!(!is_loopback_url("https://api.openai.com/v1"));
+        assert!(!is_loopback_url("not a url"));
+    }
+
+    #[test]
+    fn no_key_and_a_remote_url_is_no_client() {
+        let remote = ModelConfig {
+            provider: Provider::Openai,
+            model: None,
+            base_url: None,
+        };
+        assert!(remote.client(|_| None).is_none());
+        assert!(remote.client(|_| Some("sk-test".into())).is_some());
+        let local = ModelConfig {
+            base_url: Some("http://127.0.0.1:11434/v1".into()),
+            ..remote
+        };
+        assert!(local.client(|_| None).is_some());
+    }
+}

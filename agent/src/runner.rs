@@ -1,0 +1,409 @@
+//! The ReAct loop: send the conversation, execute the tool calls through the
+//! [`Bridge`], feed back compact observations, reflect after failures, and stop on
+//! a `STATUS:` line or a guardrail. Generic over the bridge and the model, so the
+//! tests drive it with a fake extension and a scripted model server.
+
+use std::time::{Duration, Instant};
+
+use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
+use serde_json::{Value, json};
+use tokio::time::timeout_at;
+
+use crate::conversation::{self, Conversation, Turn};
+use crate::guard::{
+    CHECK_ACTION, CheckLedger, LoopDetector, ReflectionBudget, RepeatGuard, Status, check_target,
+    fingerprint, parse_status,
+};
+use crate::llm::{Model, ToolSpec, Usage};
+use crate::observe::{self, Observation, Terminal};
+use crate::report::{AgentEvent, FinalReport, Progress, StopReason};
+use browser_bridge_backend::bridge::Bridge;
+use browser_bridge_backend::tool;
+
+/// Default `--max-steps`.
+pub const DEFAULT_MAX_STEPS: u32 = 25;
+
+/// Default `--timeout`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How often a reply without tool calls and without a status line is answered
+/// with a nudge before the run ends as `no_status`.
+pub const MAX_NUDGES: u32 = 1;
+
+/// One task.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// What to do, in the user's words.
+    pub task: String,
+    /// Navigate here first and show the model the page.
+    pub url: Option<String>,
+    /// Most model calls.
+    pub max_steps: u32,
+    /// Longest wall time of the whole run.
+    pub timeout: Duration,
+}
+
+impl RunOptions {
+    /// `task` with the default limits and no start URL.
+    pub fn new(task: impl Into<String>) -> Self {
+        RunOptions {
+            task: task.into(),
+            url: None,
+            max_steps: DEFAULT_MAX_STEPS,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// Runs one task to its end and returns the final report (also sent as the last
+/// event to `progress`).
+pub async fn run_task<B: Bridge, M: Model>(
+    bridge: &B,
+    model: &M,
+    options: &RunOptions,
+    progress: &mut impl Progress,
+) -> FinalReport {
+    let mut run = Run {
+        bridge,
+        progress,
+        started: Instant::now(),
+        deadline: tokio::time::Instant::now() + options.timeout,
+        timeout: options.timeout,
+        steps: 0,
+        actions: 0,
+        usage: Usage::default(),
+        repeats: RepeatGuard::default(),
+        loops: LoopDetector::default(),
+        budget: ReflectionBudget::default(),
+        checks: CheckLedger::default(),
+        last_text: String::new(),
+    };
+    let stop = run.drive(model, options).await;
+    let report = run.finish(stop);
+    run.progress.event(&AgentEvent::Final(report.clone()));
+    report
+}
+
+/// How a run ends: the reason and the answer to print.
+type Stop = (StopReason, String);
+
+struct Run<'a, B, P> {
+    bridge: &'a B,
+    progress: &'a mut P,
+    started: Instant,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+    steps: u32,
+    actions: u32,
+    usage: Usage,
+    repeats: RepeatGuard,
+    loops: LoopDetector,
+    budget: ReflectionBudget,
+    checks: CheckLedger,
+    last_text: String,
+}
+
+impl<B: Bridge, P: Progress> Run<'_, B, P> {
+    async fn drive<M: Model>(&mut self, model: &M, options: &RunOptions) -> Stop {
+        let context = match self.prelude(options.url.as_deref()).await {
+            Ok(context) => context,
+            Err(stop) => return stop,
+        };
+        let mut conversation = Conversation::new(&options.task, context.as_deref());
+        let tool = ToolSpec::browser();
+        let mut nudges = 0;
+        loop {
+            if self.steps >= options.max_steps {
+                return (StopReason::MaxSteps(self.steps), self.last_text.clone());
+            }
+            self.steps += 1;
+            let step = self.steps;
+            self.progress.event(&AgentEvent::StepStarted {
+                step,
+                elapsed_ms: elapsed_ms(self.started),
+            });
+            self.progress.waiting_for_model(true);
+            let reply = timeout_at(self.deadline, model.reply(&conversation, &tool)).await;
+            self.progress.waiting_for_model(false);
+            let reply = match reply {
+                Err(_) => return self.timed_out(),
+                Ok(Err(error)) => {
+                    return (StopReason::Model(error.to_string()), self.last_text.clone());
+                }
+                Ok(Ok(reply)) => reply,
+            };
+            self.usage += reply.usage;
+            if !reply.text.trim().is_empty() {
+                self.last_text = reply.text.trim().to_owned();
+            }
+            // An empty reply is not kept: both APIs refuse an assistant message
+            // with neither text nor tool calls.
+            if !reply.text.trim().is_empty() || !reply.calls.is_empty() {
+                conversation.push(Turn::Assistant {
+                    text: reply.text.clone(),
+                    calls: reply.calls.clone(),
+                });
+            }
+
+            if reply.calls.is_empty() {
+                let (answer, status) = parse_status(&reply.text);
+                match status {
+                    Some(Status::Done) => {
+                        return match self.checks.first_failed() {
+                            Some(check) => (StopReason::FailedCheck(check.to_owned()), answer),
+                            None => (StopReason::Status(Status::Done), answer),
+                        };
+                    }
+                    Some(Status::Failed) => return (StopReason::Status(Status::Failed), answer),
+                    None if nudges < MAX_NUDGES => {
+                        nudges += 1;
+                        conversation.push(Turn::User(conversation::status_nudge()));
+                        continue;
+                    }
+                    None => return (StopReason::NoStatus, answer),
+                }
+            }
+
+            let mut failure = None;
+            for (n, call) in reply.calls.iter().enumerate() {
+                let action = call.arguments["action"]
+                    .as_str()
+                    .unwrap_or(&call.name)
+                    .to_owned();
+                self.progress.event(&AgentEvent::ToolCall {
+                    step,
+                    call_id: call.id.clone(),
+                    action: action.clone(),
+                    target: observe::target(&call.arguments),
+                    arguments: call.arguments.clone(),
+                    usage: if n == 0 {
+                        reply.usage
+                    } else {
+                        Usage::default()
+                    },
+                });
+                let print = fingerprint(&call.arguments);
+                let (observation, refused, ms) = if call.name != tool::TOOL_NAME {
+                    let error = BridgeError::invalid_request(format!(
+                        "unknown tool `{}`; the only tool is `browser`",
+                        call.name
+                    ));
+                    (observe::of_error(&error), false, 0)
+                } else if let Some(refusal) = self.repeats.check(&print) {
+                    let text = refusal.message().to_owned();
+                    let observation = Observation {
+                        content: text.clone(),
+                        outcome: "refused (identical repeat)".into(),
+                        failure: Some(text),
+                        terminal: None,
+                        snapshot: false,
+                    };
+                    (observation, true, 0)
+                } else {
+                    let started = Instant::now();
+                    let Ok(observation) =
+                        timeout_at(self.deadline, self.execute(&call.arguments)).await
+                    else {
+                        return self.timed_out();
+                    };
+                    self.actions += 1;
+                    self.repeats
+                        .record(print.clone(), &action, observation.failure.is_some());
+                    if action == CHECK_ACTION {
+                        self.checks.record(
+                            check_target(&call.arguments),
+                            observation.failure.is_none(),
+                            observation.failure.as_deref().unwrap_or_default(),
+                        );
+                    }
+                    (observation, false, elapsed_ms(started))
+                };
+                self.progress.event(&AgentEvent::ToolResult {
+                    step,
+                    call_id: call.id.clone(),
+                    action: action.clone(),
+                    ok: observation.failure.is_none(),
+                    refused,
+                    outcome: observation.outcome.clone(),
+                    error: observation.failure.clone(),
+                    ms,
+                });
+                if let Some(terminal) = observation.terminal {
+                    return terminal_stop(terminal);
+                }
+                if let Some(found) = self.loops.push(print) {
+                    return (StopReason::Loop(found), self.last_text.clone());
+                }
+                conversation.push(Turn::ToolResult {
+                    call_id: call.id.clone(),
+                    content: observation.content,
+                    is_error: observation.failure.is_some(),
+                    snapshot: observation.snapshot,
+                });
+                if let Some(text) = observation.failure {
+                    failure = Some(text);
+                }
+            }
+            if let Some(failure) = failure
+                && let Some(remaining) = self.budget.take()
+            {
+                self.progress.event(&AgentEvent::Reflection {
+                    step,
+                    failure: failure.clone(),
+                    remaining,
+                });
+                conversation.push(Turn::User(conversation::reflection_message(
+                    &failure, remaining,
+                )));
+            }
+        }
+    }
+
+    /// Step 0: with a URL, navigate there (in a new agent tab when several tabs
+    /// are under control) and read that tab; without one, tell the model which
+    /// tabs are under its control. Returns the context for the first message.
+    async fn prelude(&mut self, url: Option<&str>) -> Result<Option<String>, Stop> {
+        self.progress.event(&AgentEvent::StepStarted {
+            step: 0,
+            elapsed_ms: 0,
+        });
+        let Some(url) = url else {
+            let (observation, result) = self.prelude_call(json!({"action": "list_tabs"})).await?;
+            return Ok(Some(match result {
+                // Only the tabs under control: the user's other tabs are none of
+                // the model's business until it asks (`list_tabs`).
+                Some(ActionResult::ListTabs(list)) => conversation::tabs_context(&list.tabs),
+                _ => format!("list_tabs failed: {}", observation.content),
+            }));
+        };
+        let (mut observation, mut result) = self
+            .prelude_call(json!({"action": "navigate", "url": url}))
+            .await?;
+        if observation
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with(ErrorCode::SessionNotFound.as_str()))
+        {
+            // Several tabs under control and none named: start a tab of our own.
+            (observation, result) = self
+                .prelude_call(json!({"action": "open_tab", "url": url}))
+                .await?;
+        }
+        let tab = match result {
+            Some(ActionResult::Navigate(page)) => page.tab_id,
+            Some(ActionResult::OpenTab(opened)) => opened.tab_id,
+            // The model starts from what went wrong rather than a page.
+            _ => {
+                return Ok(Some(format!(
+                    "Opening {url} failed: {}",
+                    observation.content
+                )));
+            }
+        };
+        let (observation, _) = self
+            .prelude_call(json!({"action": "extract", "tabId": tab}))
+            .await?;
+        Ok(Some(observation.content))
+    }
+
+    /// One prelude call with its events; a timeout or a terminal result ends the run.
+    async fn prelude_call(
+        &mut self,
+        arguments: Value,
+    ) -> Result<(Observation, Option<ActionResult>), Stop> {
+        let action = arguments["action"].as_str().unwrap_or_default().to_owned();
+        let call_id = format!("prelude-{}", self.actions + 1);
+        self.progress.event(&AgentEvent::ToolCall {
+            step: 0,
+            call_id: call_id.clone(),
+            action: action.clone(),
+            target: observe::target(&arguments),
+            arguments: arguments.clone(),
+            usage: Usage::default(),
+        });
+        let started = Instant::now();
+        let Ok((observation, result)) =
+            timeout_at(self.deadline, self.execute_typed(&arguments)).await
+        else {
+            return Err(self.timed_out());
+        };
+        self.actions += 1;
+        self.progress.event(&AgentEvent::ToolResult {
+            step: 0,
+            call_id,
+            action,
+            ok: observation.failure.is_none(),
+            refused: false,
+            outcome: observation.outcome.clone(),
+            error: observation.failure.clone(),
+            ms: elapsed_ms(started),
+        });
+        if let Some(terminal) = observation.terminal.clone() {
+            return Err(terminal_stop(terminal));
+        }
+        Ok((observation, result))
+    }
+
+    /// Decodes and executes one `browser` call and renders what came back.
+    async fn execute(&self, arguments: &Value) -> Observation {
+        self.execute_typed(arguments).await.0
+    }
+
+    /// [`Run::execute`], also returning the typed result when there is one.
+    async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
+        let decoded = tool::decode(arguments.as_object().cloned());
+        let (action, include_text): (Action, bool) = match decoded {
+            Ok(decoded) => decoded,
+            Err(error) => return (observe::of_error(&error), None),
+        };
+        let result: Result<ActionResult, BridgeError> = self.bridge.act(action).await;
+        match result {
+            Ok(result) => (observe::of_result(&result, include_text), Some(result)),
+            Err(error) => (observe::of_error(&error), None),
+        }
+    }
+
+    fn timed_out(&self) -> Stop {
+        let ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
+        (StopReason::Timeout(ms), self.last_text.clone())
+    }
+
+    fn finish(&self, (stop, answer): Stop) -> FinalReport {
+        FinalReport {
+            success: stop == StopReason::Status(Status::Done),
+            reason: stop.code(),
+            detail: stop.detail(),
+            answer,
+            steps: self.steps,
+            actions: self.actions,
+            reflections: self.budget.used(),
+            wall_ms: elapsed_ms(self.started),
+            usage: self.usage,
+            stop,
+        }
+    }
+}
+
+fn terminal_stop(terminal: Terminal) -> Stop {
+    match terminal {
+        Terminal::Obstacle { kind, message } => {
+            let answer = format!("Stopped: the page shows {kind} ({message}).");
+            (StopReason::Obstacle { kind, message }, answer)
+        }
+        Terminal::Error(error) => {
+            let answer = match error.code {
+                ErrorCode::DomainBlocked => "Stopped: the site is on the user's blocklist.",
+                ErrorCode::Cancelled => "Stopped: the user stopped the session.",
+                _ => "Stopped: the browser cannot be reached.",
+            };
+            (
+                StopReason::Terminal(tool::render::error_text(&error)),
+                answer.to_owned(),
+            )
+        }
+    }
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,571 @@
+//! The extension hub: the connected extension and the request pool (PROTOCOL.md §2,
+//! §3; docs/DESIGN.md "Backend").
+//!
+//! One owner task holds all state (connections, [`InFlight`], [`Waiting`]); callers
+//! hold a cheap [`ExtensionHub`] handle and talk to it over a channel. Rules:
+//! - every request gets exactly one answer: the extension's result or error,
+//!   `timeout` past its deadline, or `not_connected`;
+//! - a request arriving with no extension connected waits up to `connect_wait` for
+//!   one, then answers `not_connected`;
+//! - a request already sent when its socket drops (or is replaced by a newer
+//!   connection with the same `clientId`) answers `not_connected` and is never re-sent;
+//! - late or unknown responses are logged and dropped;
+//! - a connection's outbound queue holds at most [`MAX_QUEUED_BYTES`] of encoded
+//!   requests not yet written to its socket: a request that would go past it (the
+//!   extension stopped reading) answers `not_connected` at once, never queued.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use browser_bridge_protocol::{
+    Action, ActionResult, BridgeError, ErrorCode, Message, Request, RequestId, Response,
+    check_url_scheme,
+};
+use serde::Serialize;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::bridge::Bridge;
+use crate::events::{EventLog, EventRecord, MAX_EVENT_TEXT_BYTES, cut};
+pub mod pool;
+
+use pool::{Completion, ConnNo, InFlight, Waiting};
+
+/// The answer a caller waits for.
+pub type ActOutcome = Result<ActionResult, BridgeError>;
+
+/// Encoded requests a connection may have queued and not yet written to its
+/// socket (bytes): one largest frame (32 MiB, PROTOCOL.md §1). A request that would
+/// go past it while others wait is answered `not_connected` at once, so a peer
+/// that stops reading cannot make the backend hold unbounded memory.
+pub const MAX_QUEUED_BYTES: usize = browser_bridge_protocol::MAX_MESSAGE_BYTES;
+
+/// Live sessions listed in [`HubStatus::sessions`]; `sessionCount` has the total.
+pub const STATUS_SESSIONS: usize = 50;
+
+/// How the hub behaves.
+#[derive(Debug, Clone)]
+pub struct HubOptions {
+    /// How long a request waits for an extension to connect before
+    /// `not_connected` (default 5 s).
+    pub connect_wait: Duration,
+    /// Replaces every action's protocol deadline (`Action::deadline_ms`); for
+    /// tests that must see a `timeout` without waiting 15 s. `None` in production.
+    pub deadline_override: Option<Duration>,
+    /// The config directory: `upload_file` never hands a file inside it (the
+    /// pairing token, the audit log) to a page. `None`: no such directory.
+    pub private_dir: Option<PathBuf>,
+}
+
+impl Default for HubOptions {
+    fn default() -> Self {
+        HubOptions {
+            connect_wait: Duration::from_secs(5),
+            deadline_override: None,
+            private_dir: None,
+        }
+    }
+}
+
+/// What the hub knows about a connected extension (from its `hello`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionInfo {
+    /// Stable id of the extension install.
+    pub client_id: String,
+    /// The extension's own version.
+    pub extension_version: String,
+    /// The protocol version it speaks.
+    pub protocol_version: u32,
+    /// `navigator.userAgent`, when sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+    /// The `connectionId` sent in its `ack`.
+    pub connection_id: String,
+    /// When the handshake completed (ms since the Unix epoch).
+    pub connected_at: u64,
+}
+
+/// A snapshot of the hub for `/v1/status`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HubStatus {
+    /// The extension requests go to, when one is connected.
+    pub extension: Option<ExtensionInfo>,
+    /// Requests sent and not answered yet.
+    pub in_flight: usize,
+    /// Requests waiting for an extension to connect.
+    pub waiting: usize,
+    /// Live sessions (from `session_started` / `session_ended` events), the first
+    /// [`STATUS_SESSIONS`] by tab id.
+    pub sessions: Vec<browser_bridge_protocol::event::SessionStarted>,
+    /// How many live sessions there are in all.
+    pub session_count: usize,
+    /// The last 100 events, oldest first.
+    pub events: Vec<EventRecord>,
+}
+
+/// A frame or instruction for a connection's socket task.
+#[derive(Debug)]
+pub(crate) enum Outbound {
+    /// Send this encoded message as a text frame, then take its length off the
+    /// connection's [`Attachment::queued`] bytes.
+    Send(String),
+    /// Close the socket with this code and reason, then stop.
+    Close(u16, String),
+}
+
+/// A connection's side of the hub: how the hub reaches its socket task.
+#[derive(Debug)]
+pub(crate) struct Attachment {
+    pub(crate) conn: ConnNo,
+    pub(crate) info: ExtensionInfo,
+    pub(crate) outbound: mpsc::UnboundedSender<Outbound>,
+    /// Bytes of [`Outbound::Send`] frames queued and not yet written; the hub adds,
+    /// the socket task subtracts. Bounded by [`MAX_QUEUED_BYTES`].
+    pub(crate) queued: Arc<AtomicUsize>,
+}
+
+enum Command {
+    Act {
+        action: Action,
+        reply: oneshot::Sender<ActOutcome>,
+    },
+    Attach(Attachment),
+    Detach {
+        conn: ConnNo,
+    },
+    Response {
+        conn: ConnNo,
+        response: Response,
+    },
+    Status {
+        reply: oneshot::Sender<HubStatus>,
+    },
+    CloseAll,
+}
+
+/// Handle to the hub's owner task; cheap to clone. Implements [`Bridge`].
+#[derive(Debug, Clone)]
+pub struct ExtensionHub {
+    tx: mpsc::UnboundedSender<Command>,
+    events: EventLog,
+    /// [`HubOptions::private_dir`], resolved (symlinks followed).
+    private_dir: Option<Arc<Path>>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Command")
+    }
+}
+
+impl ExtensionHub {
+    /// Starts the owner task. Must be called inside a tokio runtime; the task ends
+    /// when every handle (and every connection task) is gone.
+    pub fn new(options: HubOptions, events: EventLog) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let private_dir = options
+            .private_dir
+            .as_deref()
+            .map(|dir| Arc::from(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())));
+        let owner = Owner {
+            options,
+            events: events.clone(),
+            connections: Vec::new(),
+            in_flight: InFlight::new(),
+            waiting: Waiting::new(),
+            shutting_down: false,
+        };
+        tokio::spawn(owner.run(rx));
+        ExtensionHub {
+            tx,
+            events,
+            private_dir,
+        }
+    }
+
+    /// The event store this hub records into.
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
+    /// A snapshot of the connected extension, the pool and recent events.
+    pub async fn status(&self) -> HubStatus {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Command::Status { reply }).is_ok()
+            && let Ok(status) = rx.await
+        {
+            return status;
+        }
+        HubStatus {
+            extension: None,
+            in_flight: 0,
+            waiting: 0,
+            sessions: Vec::new(),
+            session_count: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// True when an extension is connected right now.
+    pub async fn is_connected(&self) -> bool {
+        self.status().await.extension.is_some()
+    }
+
+    /// Closes every extension socket with 1001 (going away: the extension reconnects
+    /// later) and answers their in-flight requests and every request waiting for a
+    /// connection with `not_connected`. Used on shutdown.
+    pub fn close_all(&self) {
+        let _ = self.tx.send(Command::CloseAll);
+    }
+
+    pub(crate) fn attach(&self, attachment: Attachment) {
+        let _ = self.tx.send(Command::Attach(attachment));
+    }
+
+    pub(crate) fn detach(&self, conn: ConnNo) {
+        let _ = self.tx.send(Command::Detach { conn });
+    }
+
+    pub(crate) fn respond(&self, conn: ConnNo, response: Response) {
+        let _ = self.tx.send(Command::Response { conn, response });
+    }
+}
+
+/// `invalid_action` when `path` (symlinks followed; as given when it cannot be
+/// resolved) lies inside `dir`.
+async fn refuse_private(path: &str, dir: &Path) -> Result<(), BridgeError> {
+    let resolved = tokio::fs::canonicalize(path)
+        .await
+        .unwrap_or_else(|_| PathBuf::from(path));
+    if resolved.starts_with(dir) {
+        return Err(BridgeError::invalid_action(format!(
+            "upload_file: {path:?} is inside browser-bridge's config directory, which \
+             holds the pairing token; no file of it is handed to a page"
+        )));
+    }
+    Ok(())
+}
+
+impl Bridge for ExtensionHub {
+    /// Sends `action` to the extension and waits for its one answer. A `navigate` /
+    /// `open_tab` URL outside §5's schemes (`javascript:`, `file:`, `data:`,
+    /// `chrome:`, `about:` other than `about:blank`, …) answers `invalid_action`
+    /// here and is never sent: the extension checks again, but a URL that could
+    /// read local files or run script must not depend on one layer only.
+    ///
+    /// An `upload_file` path inside the config directory (symlinks followed)
+    /// answers `invalid_action` and is never sent: a page must not be handed the
+    /// pairing token.
+    async fn act(&self, action: Action) -> ActOutcome {
+        if let Some(url) = action.url() {
+            check_url_scheme(url)?;
+        }
+        if let (Action::UploadFile(upload), Some(dir)) = (&action, &self.private_dir) {
+            for path in &upload.paths {
+                refuse_private(path, dir).await?;
+            }
+        }
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Command::Act { action, reply })
+            .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
+        rx.await.unwrap_or_else(|_| {
+            Err(BridgeError::internal(
+                "the backend's extension hub dropped the request",
+            ))
+        })
+    }
+}
+
+/// The extension's `hello` fields as shown in status: free text cut to
+/// [`MAX_EVENT_TEXT_BYTES`] so `/v1/status` stays small.
+fn capped_info(info: &ExtensionInfo) -> ExtensionInfo {
+    ExtensionInfo {
+        client_id: cut(&info.client_id, MAX_EVENT_TEXT_BYTES),
+        extension_version: cut(&info.extension_version, MAX_EVENT_TEXT_BYTES),
+        user_agent: info
+            .user_agent
+            .as_deref()
+            .map(|ua| cut(ua, MAX_EVENT_TEXT_BYTES)),
+        ..info.clone()
+    }
+}
+
+/// What the pool remembers about a request until it is answered.
+struct Pending {
+    reply: oneshot::Sender<ActOutcome>,
+    action: &'static str,
+    timeout_ms: u64,
+}
+
+impl Pending {
+    fn answer(self, outcome: ActOutcome) {
+        // The caller may have gone away (HTTP client hung up); nothing to do then.
+        let _ = self.reply.send(outcome);
+    }
+}
+
+struct Owner {
+    options: HubOptions,
+    events: EventLog,
+    /// Authenticated connections, oldest first; requests go to the newest.
+    connections: Vec<Attachment>,
+    in_flight: InFlight<Pending>,
+    waiting: Waiting<(Action, oneshot::Sender<ActOutcome>)>,
+    /// Set by `CloseAll`: later requests get [`shutting_down_error`] at once.
+    shutting_down: bool,
+}
+
+fn not_connected_error() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        "no browser extension is connected: open the browser and check the extension's pairing \
+         (`browser-bridge pair`); after a backend restart the extension reconnects within \
+         about 30 s (its retry backoff), so retrying shortly may work",
+    )
+}
+
+/// For requests cut off by [`ExtensionHub::close_all`] (SIGTERM, Ctrl-C).
+fn shutting_down_error() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        "the browser-bridge backend is shutting down; the action was not retried (it may or \
+         may not have run): start `browser-bridge serve` again, then decide whether to repeat it",
+    )
+}
+
+fn not_reading_error(queued: usize) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        format!(
+            "the browser extension is not reading its socket ({queued} bytes of requests \
+             already wait for it); the action was not sent: check the browser, then retry"
+        ),
+    )
+}
+
+fn dropped_error() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::NotConnected,
+        "the browser extension disconnected before answering; the action was not retried \
+         (it may or may not have run): check the browser, then decide whether to repeat it",
+    )
+}
+
+impl Owner {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Command>) {
+        loop {
+            let next = [self.in_flight.next_deadline(), self.waiting.next_deadline()]
+                .into_iter()
+                .flatten()
+                .min();
+            let command = match next {
+                Some(at) => tokio::select! {
+                    command = rx.recv() => command,
+                    () = tokio::time::sleep_until(at.into()) => {
+                        self.expire(Instant::now());
+                        continue;
+                    }
+                },
+                None => rx.recv().await,
+            };
+            let Some(command) = command else { break };
+            self.handle(command);
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Act { action, reply } => self.act(action, reply),
+            Command::Attach(attachment) => self.attach(attachment),
+            Command::Detach { conn } => self.detach(conn),
+            Command::Response { conn, response } => self.response(conn, response),
+            Command::CloseAll => {
+                self.shutting_down = true;
+                for conn in std::mem::take(&mut self.connections) {
+                    let _ = conn
+                        .outbound
+                        .send(Outbound::Close(1001, "backend shutting down".into()));
+                    self.fail_connection(conn.conn, shutting_down_error);
+                }
+                for (_, reply) in self.waiting.take_all() {
+                    let _ = reply.send(Err(shutting_down_error()));
+                }
+                self.events.clear_sessions();
+            }
+            Command::Status { reply } => {
+                let (sessions, session_count) = self.events.sessions_page(STATUS_SESSIONS);
+                let _ = reply.send(HubStatus {
+                    extension: self.connections.last().map(|c| capped_info(&c.info)),
+                    in_flight: self.in_flight.len(),
+                    waiting: self.waiting.len(),
+                    sessions,
+                    session_count,
+                    events: self.events.recent(),
+                });
+            }
+        }
+    }
+
+    fn act(&mut self, action: Action, reply: oneshot::Sender<ActOutcome>) {
+        if self.shutting_down {
+            let _ = reply.send(Err(shutting_down_error()));
+            return;
+        }
+        if let Some((action, reply)) = self.send(action, reply) {
+            if self.options.connect_wait.is_zero() {
+                let _ = reply.send(Err(not_connected_error()));
+            } else {
+                self.waiting
+                    .push(Instant::now() + self.options.connect_wait, (action, reply));
+            }
+        }
+    }
+
+    /// Sends on the newest live connection; gives the request back when there is none.
+    fn send(
+        &mut self,
+        action: Action,
+        reply: oneshot::Sender<ActOutcome>,
+    ) -> Option<(Action, oneshot::Sender<ActOutcome>)> {
+        while let Some(conn) = self.connections.last() {
+            if conn.outbound.is_closed() {
+                // Its task ended; the Detach is on its way. Nothing was sent on it.
+                let gone = self.connections.pop().expect("last exists");
+                self.fail_connection(gone.conn, dropped_error);
+                continue;
+            }
+            let timeout = self
+                .options
+                .deadline_override
+                .unwrap_or_else(|| Duration::from_millis(action.deadline_ms()));
+            let timeout_ms = timeout.as_millis() as u64;
+            let id = RequestId(uuid::Uuid::new_v4().to_string());
+            let name = action.name();
+            let pending = Pending {
+                reply,
+                action: name,
+                timeout_ms,
+            };
+            let conn_no = conn.conn;
+            let text = Message::Request(Request {
+                id: id.clone(),
+                action,
+                timeout_ms,
+            })
+            .encode();
+            let queued = conn.queued.load(Ordering::Acquire);
+            if queued > 0 && queued + text.len() > MAX_QUEUED_BYTES {
+                tracing::warn!(
+                    conn = conn_no,
+                    queued,
+                    action = name,
+                    "extension not reading: request refused"
+                );
+                pending.answer(Err(not_reading_error(queued)));
+                return None;
+            }
+            conn.queued.fetch_add(text.len(), Ordering::AcqRel);
+            self.in_flight
+                .insert(id.clone(), conn_no, Instant::now() + timeout, pending);
+            tracing::debug!(%id, action = name, conn = conn_no, "request sent");
+            if conn.outbound.send(Outbound::Send(text)).is_err() {
+                // The socket task ended between the check and the send.
+                if let Completion::Answered(p) = self.in_flight.complete(&id, conn_no) {
+                    p.answer(Err(dropped_error()));
+                }
+            }
+            return None;
+        }
+        Some((action, reply))
+    }
+
+    fn attach(&mut self, attachment: Attachment) {
+        let client_id = attachment.info.client_id.clone();
+        tracing::info!(
+            client_id = %client_id,
+            version = %attachment.info.extension_version,
+            conn = attachment.conn,
+            "extension connected"
+        );
+        let (replaced, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.connections)
+            .into_iter()
+            .partition(|c| c.info.client_id == client_id);
+        self.connections = kept;
+        for old in replaced {
+            tracing::info!(client_id = %client_id, conn = old.conn, "connection replaced by a newer one");
+            let _ = old.outbound.send(Outbound::Close(
+                1000,
+                "replaced by a newer connection with the same clientId".into(),
+            ));
+            self.fail_connection(old.conn, dropped_error);
+        }
+        self.connections.push(attachment);
+        for (action, reply) in self.waiting.take_all() {
+            if let Some((_, reply)) = self.send(action, reply) {
+                let _ = reply.send(Err(not_connected_error()));
+            }
+        }
+    }
+
+    fn detach(&mut self, conn: ConnNo) {
+        let before = self.connections.len();
+        self.connections.retain(|c| c.conn != conn);
+        if self.connections.len() != before {
+            tracing::info!(conn, "extension disconnected");
+            if self.connections.is_empty() {
+                self.events.clear_sessions();
+            }
+        }
+        self.fail_connection(conn, dropped_error);
+    }
+
+    /// Answers the requests in flight on `conn` with `error()`.
+    fn fail_connection(&mut self, conn: ConnNo, error: fn() -> BridgeError) {
+        for (id, pending) in self.in_flight.drop_connection(conn) {
+            tracing::warn!(%id, action = pending.action, conn, "request lost with its connection");
+            pending.answer(Err(error()));
+        }
+    }
+
+    fn response(&mut self, conn: ConnNo, response: Response) {
+        match self.in_flight.complete(&response.id, conn) {
+            Completion::Answered(pending) => {
+                let outcome = match response.outcome {
+                    Ok(result) if result.action_name() != pending.action => {
+                        Err(BridgeError::internal(format!(
+                            "the extension answered a `{}` request with a `{}` result",
+                            pending.action,
+                            result.action_name()
+                        )))
+                    }
+                    other => other,
+                };
+                pending.answer(outcome);
+            }
+            Completion::NotInFlight => {
+                tracing::warn!(id = %response.id, conn, "response not in flight (late or unknown): dropped");
+            }
+            Completion::WrongConnection => {
+                tracing::warn!(id = %response.id, conn, "response for a request sent on another connection: dropped");
+            }
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        for (id, pending) in self.in_flight.expire(now) {
+            tracing::warn!(%id, action = pending.action, "request timed out");
+            let message = format!(
+                "{} got no answer within {} ms; retry only together with wait_for when the page is slow",
+                pending.action, pending.timeout_ms
+            );
+            pending.answer(Err(BridgeError::new(ErrorCode::Timeout, message)));
+        }
+        for (_, reply) in self.waiting.expire(now) {
+            let _ = reply.send(Err(not_connected_error()));
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! The local HTTP JSON API (`/v1/act`, `/v1/status`) and the guard every
+//! agent-facing HTTP route sits behind (docs/DESIGN.md "Backend").
+//!
+//! Guard: a web `Origin` or a non-loopback `Host` → 403 (CSRF and DNS rebinding
+//! from web pages), then `Authorization: Bearer <pairing token>` → 401 when missing
+//! or wrong. Status codes of `/v1/act`: 200 with the result object; 422
+//! `{"error":{"code","message"}}` for a protocol error, including invalid action
+//! JSON (`invalid_request`, nothing sent); 503 for `not_connected`; 504 for `timeout`.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use browser_bridge_protocol::{
+    Action, BridgeError, ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION,
+};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::bridge::Bridge;
+use crate::hub::HubStatus;
+use crate::server::handshake::token_matches;
+use crate::server::state::AppState;
+
+/// The HTTP status for an error code on `/v1/act`.
+pub fn status_for(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::NotConnected => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+/// `{"error":{"code","message"}}` with `status`.
+pub fn error_response(status: StatusCode, error: BridgeError) -> Response {
+    (status, Json(json!({ "error": error }))).into_response()
+}
+
+/// True when `host` (a `Host` header value, with or without port) names the local
+/// machine: `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`. With `allow_remote`,
+/// any IP literal is accepted too, but still no other DNS name: DNS rebinding needs one.
+pub fn host_allowed(host: &str, allow_remote: bool) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        // [v6]:port
+        match rest.split_once(']') {
+            Some((v6, _)) => v6,
+            None => return false,
+        }
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _)| name)
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    if name == "localhost" || name.ends_with(".localhost") {
+        return true;
+    }
+    match name.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback() || allow_remote,
+        Err(_) => false,
+    }
+}
+
+/// True when an `Origin` value may call the API: absent (native clients) or a
+/// `chrome-extension://` origin. Web origins, including `null`, may not.
+pub fn origin_allowed(origin: Option<&str>) -> bool {
+    origin.is_none_or(|o| o.starts_with("chrome-extension://"))
+}
+
+/// Axum middleware guarding agent-facing routes: 403 for a web `Origin` or a
+/// non-loopback `Host`, 401 without the right `Authorization: Bearer <token>`.
+/// Apply with `axum::middleware::from_fn_with_state(state.clone(), require_auth)`
+/// (e.g. on `/mcp`).
+pub async fn require_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if let Some(refusal) = refusal(&state, request.headers()) {
+        return refusal;
+    }
+    next.run(request).await
+}
+
+/// The 403/401 response for a request the guard refuses; `None` lets it through.
+fn refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
+    if let Some(refused) = local_refusal(state, headers) {
+        return Some(refused);
+    }
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(bearer_token);
+    if !bearer.is_some_and(|t| token_matches(t, &state.token)) {
+        return Some(error_response(
+            StatusCode::UNAUTHORIZED,
+            BridgeError::new(
+                ErrorCode::Unauthorized,
+                "missing or wrong `Authorization: Bearer <pairing token>`; `browser-bridge pair` prints the token",
+            ),
+        ));
+    }
+    None
+}
+
+/// The guard's first two steps, shared with `GET /v1/hello` (which takes no
+/// token): a web `Origin` or a non-loopback `Host` is 403 (CSRF and DNS
+/// rebinding); `None` lets the request through.
+pub(crate) fn local_refusal(state: &AppState, headers: &HeaderMap) -> Option<Response> {
+    let forbidden = |message: &str| {
+        error_response(
+            StatusCode::FORBIDDEN,
+            BridgeError::new(ErrorCode::Unauthorized, message),
+        )
+    };
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("?"));
+    if !origin_allowed(origin) {
+        tracing::warn!(origin = ?origin, "HTTP request from a web origin refused");
+        return Some(forbidden("requests from web pages are refused"));
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    if !host.is_some_and(|h| host_allowed(h, state.config.allow_remote)) {
+        tracing::warn!(host = ?host, "HTTP request with a non-loopback Host refused");
+        return Some(forbidden(
+            "the Host header must name this machine (127.0.0.1 or localhost)",
+        ));
+    }
+    None
+}
+
+/// The token of an `Authorization: Bearer <token>` value. The scheme is
+/// case-insensitive (RFC 9110 §11.1: `bearer`, `BEARER` work too).
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
+}
+
+/// True for a `Content-Type` `/v1/act` reads as JSON: `application/json` or any
+/// `…+json` type (parameters such as `charset` ignored).
+fn is_json_content_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or("").trim();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    kind.eq_ignore_ascii_case("application")
+        && (subtype.eq_ignore_ascii_case("json") || subtype.to_ascii_lowercase().ends_with("+json"))
+}
+
+/// `POST /v1/act`: body is one action object; answers its result or error.
+///
+/// Refusals are in the API's error shape too (`invalid_request`): a body over
+/// `MAX_MESSAGE_BYTES` (32 MiB) → 413, a `Content-Type` other than JSON → 415
+/// (no `Content-Type` is read as JSON).
+pub async fn act(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Some(kind) = headers.get(header::CONTENT_TYPE) {
+        let kind = kind.to_str().unwrap_or("?");
+        if !is_json_content_type(kind) {
+            return error_response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                BridgeError::invalid_request(format!(
+                    "Content-Type {kind:?} is not JSON: send the action object with \
+                     `Content-Type: application/json`"
+                )),
+            );
+        }
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let status = rejection.status();
+            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                format!(
+                    "request body over {} MiB ({MAX_MESSAGE_BYTES} bytes), the limit for one \
+                     action; send less (e.g. a shorter expression or text)",
+                    MAX_MESSAGE_BYTES / (1024 * 1024)
+                )
+            } else {
+                format!("cannot read the request body: {}", rejection.body_text())
+            };
+            return error_response(status, BridgeError::invalid_request(message));
+        }
+    };
+    let action = serde_json::from_slice(&body)
+        .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))
+        .and_then(Action::from_value);
+    // The body can be 32 MiB: not kept while the action waits for its answer.
+    drop(body);
+    let action = match action {
+        Ok(action) => action,
+        Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
+    };
+    match state.hub.act(action).await {
+        Ok(result) => Json(result).into_response(),
+        Err(error) => error_response(status_for(error.code), error),
+    }
+}
+
+/// The body of `GET /v1/status`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusBody {
+    /// This backend's version.
+    pub backend_version: &'static str,
+    /// The protocol version it speaks.
+    pub protocol_version: u32,
+    /// The lowest extension protocol version it accepts.
+    pub min_protocol_version: u32,
+    /// True when an extension is connected.
+    pub connected: bool,
+    /// The connected extension, its pool and recent events.
+    #[serde(flatten)]
+    pub hub: HubStatus,
+}
+
+/// `GET /v1/status`.
+pub async fn status(State(state): State<AppState>) -> Json<StatusBody> {
+    let hub = state.hub.status().await;
+    Json(StatusBody {
+        backend_version: env!("CARGO_PKG_VERSION"),
+        protocol_version: PROTOCOL_VERSION,
+        min_protocol_version: state.config.min_protocol_version,
+        connected: hub.extension.is_some(),
+        hub,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        for ok in [
+            "127.0.0.1:9333",
+            "127.0.0.1",
+            "localhost:1",
+            "LOCALHOST",
+            "[::1]:80",
+            "127.1.2.3:5",
+            "a.localhost:2",
+        ] {
+            assert!(host_allowed(ok, false), "{ok}");
+        }
+        for bad in [
+            "evil.test:9333",
+            "192.168.1.2:9333",
+            "[fe80::1]:1",
+            "localhost.evil.test",
+            "",
+            "[::1",
+        ] {
+            assert!(!host_allowed(bad, false), "{bad}");
+        }
+        assert!(host_allowed("192.168.1.2:9333", true));
+        assert!(!host_allowed("rebind.evil.test:9333", true));
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("BEARER  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearerabc"), None);
+    }
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json_content_type("application/json"));
+        assert!(is_json_content_type("Application/JSON; charset=utf-8"));
+        assert!(is_json_content_type("application/vnd.api+json"));
+        assert!(!is_json_content_type("text/plain"));
+        assert!(!is_json_content_type("application/x-www-form-urlencoded"));
+    }
+
+    #[test]
+    fn origins() {
+        assert!(origin_allowed(None));
+        assert!(origin_allowed(Some("chrome-extension://abc")));
+        assert!(!origin_allowed(Some("https://evil.test")));
+        assert!(!origin_allowed(Some("null")));
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(
+            status_for(ErrorCode::NotConnected),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        assert_eq!(status_for(ErrorCode::Timeout), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(
+            status_for(ErrorCode::ElementStale),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! `browser-bridge act` and `status`: clients of a running `serve` (its HTTP API,
+//! after it proved it knows the token, PROTOCOL.md §2.1).
+
+use std::io::Read;
+
+use browser_bridge_backend::{Bridge, RemoteBridge, config};
+use browser_bridge_protocol::{Action, BridgeError, ErrorCode};
+
+use crate::args::{ActArgs, ClientArgs};
+use crate::output::{internal, print_json};
+
+fn client(args: &ClientArgs) -> Result<RemoteBridge, BridgeError> {
+    let dir = config::resolve_config_dir(args.config.config_dir.as_deref()).map_err(internal)?;
+    let token = config::read_token(&dir).map_err(internal)?.ok_or_else(|| {
+        BridgeError::new(
+            ErrorCode::Unauthorized,
+            format!(
+                "no pairing token in {}: run `browser-bridge serve` or `browser-bridge pair` first",
+                dir.display()
+            ),
+        )
+    })?;
+    Ok(RemoteBridge::with_base_url(args.server.clone(), token).with_token_dir(dir))
+}
+
+/// Sends one action (JSON text, or `-` for stdin) and prints its result JSON.
+///
+/// # Errors
+/// `invalid_request`/`invalid_action` for a bad action (never sent), else the
+/// action's or the transport's error.
+pub(crate) async fn act(args: ActArgs) -> Result<(), BridgeError> {
+    let text = if args.action == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| BridgeError::invalid_request(format!("cannot read stdin: {e}")))?;
+        text
+    } else {
+        args.action
+    };
+    // Validate locally first: a bad action never leaves this process.
+    let action = Action::from_json(&text)?;
+    let result = client(&args.client)?.act(action).await?;
+    print_json(&result);
+    Ok(())
+}
+
+/// Prints the running `serve`'s status JSON.
+///
+/// # Errors
+/// `unauthorized` without a token or when the server is not proven; transport
+/// errors as `not_connected`.
+pub(crate) async fn status(args: ClientArgs) -> Result<(), BridgeError> {
+    let status = client(&args)?.status().await?;
+    print_json(&status);
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! `browser-bridge mcp`: MCP over stdin/stdout, for MCP clients that spawn their
+//! servers (Claude Desktop, Claude Code, Cursor…).
+//!
+//! When a `serve` on the configured address proves it knows the pairing token
+//! (`GET /v1/hello`, PROTOCOL.md §2.1), every tool call is forwarded to it; when
+//! nothing answers there, this process hosts the extension WebSocket itself, so a
+//! single MCP client works with nothing else running. A second `mcp` started
+//! meanwhile then finds this one's server and forwards to it. When something
+//! answers without the proof, `mcp` exits non-zero naming the address, without
+//! ever sending the token ([`browser_bridge_backend::connect`]).
+
+use browser_bridge_backend::connect::{Reached, Unavailable, reach};
+use browser_bridge_backend::mcp::stdio::serve_stdio;
+use browser_bridge_protocol::BridgeError;
+
+use crate::args::McpArgs;
+use crate::output::internal;
+
+/// Runs `mcp` until the MCP client closes stdin.
+///
+/// # Errors
+/// `internal_error` when the config directory or token cannot be used, or the
+/// MCP transport fails; the refusal (`unauthorized`, `protocol_mismatch`) when
+/// the program on `--listen` did not prove it knows the token.
+pub(crate) async fn mcp(args: McpArgs) -> Result<(), BridgeError> {
+    let reached = reach(
+        args.listen,
+        args.config.config_dir.as_deref(),
+        args.connect_wait,
+    )
+    .await
+    .map_err(internal)?;
+    match reached {
+        Reached::Remote(bridge) => {
+            tracing::info!(listen = %args.listen, "mcp: forwarding to the running serve");
+            serve_stdio(bridge).await.map_err(internal)
+        }
+        Reached::Hosted(handle) => {
+            tracing::info!(addr = %handle.addr, "mcp: hosting the extension WebSocket in-process");
+            let served = serve_stdio(handle.hub.clone()).await.map_err(internal);
+            let stopped = handle.shutdown().await.map_err(internal);
+            served.and(stopped)
+        }
+        Reached::Unavailable(reason) => {
+            // Still speak MCP: the model can then tell the user what is wrong,
+            // which a server that dies at start-up cannot.
+            tracing::error!(%reason, "mcp: cannot host the extension WebSocket");
+            serve_stdio(Unavailable(reason.into()))
+                .await
+                .map_err(internal)
+        }
+        // Not `Unavailable`: this process cannot host (the port is taken) and must
+        // not forward (that would send the token), and a server that merely
+        // answers every call with an error would hide the cause in the MCP client.
+        Reached::Refused(error) => Err(error),
+    }
+}

@@ -1,0 +1,36 @@
+//! One module per subcommand; [`run()`] dispatches the parsed command line and
+//! turns its outcome into the process exit code ([`crate::output`]).
+
+mod act;
+mod mcp;
+mod pair;
+mod progress;
+mod run;
+mod schema;
+mod serve;
+
+use std::process::ExitCode;
+
+use crate::args::{Cli, Command};
+use crate::output;
+
+/// Runs the parsed command line; returns the process exit code.
+pub(crate) async fn run(cli: Cli) -> ExitCode {
+    let outcome = match cli.command {
+        // Its exit code is the task's verdict, not only an error.
+        Command::Run(args) => return run::run(args).await,
+        Command::Serve(args) => serve::serve(args).await,
+        Command::Mcp(args) => mcp::mcp(args).await,
+        Command::Pair(args) => pair::pair(&args),
+        Command::Act(args) => act::act(args).await,
+        Command::Status(args) => act::status(args).await,
+        Command::Schema(args) => {
+            schema::schema(&args);
+            Ok(())
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::from(output::EXIT_OK),
+        Err(error) => output::fail(&error),
+    }
+}

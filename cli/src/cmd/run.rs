@@ -1,0 +1,96 @@
+//! `browser-bridge run "<task>"`: the built-in agent ([`browser_bridge_agent`])
+//! on a browser reached the way `mcp` reaches it
+//! ([`browser_bridge_backend::connect`]): a running `serve`, else the extension
+//! WebSocket hosted in-process, waiting for the extension to connect. Progress
+//! goes to stderr ([`super::progress`]); the answer (or, with `--json`, the events) to
+//! stdout. Exit code 0 only when the task succeeded.
+
+use std::process::ExitCode;
+
+use browser_bridge_agent::runner::{self, RunOptions};
+use browser_bridge_backend::connect::connect;
+use browser_bridge_protocol::{BridgeError, ErrorCode};
+
+use crate::args::RunArgs;
+use crate::cmd::progress::CliProgress;
+use crate::output::{EXIT_FAILURE, EXIT_INTERRUPTED, fail, print_stdout};
+
+/// `browser-bridge run`: exit code 0 only when the task succeeded.
+pub(crate) async fn run(args: RunArgs) -> ExitCode {
+    let config = args.model.config();
+    let Some(model) = config.client(|name| std::env::var(name).ok()) else {
+        return fail(&BridgeError::new(
+            ErrorCode::Unauthorized,
+            config.missing_key_message(),
+        ));
+    };
+    let browser = &args.browser;
+    let connected = match connect(
+        browser.listen,
+        browser.config.config_dir.as_deref(),
+        browser.connect_wait,
+    )
+    .await
+    {
+        Ok(connected) => connected,
+        Err(error) => return fail(&error),
+    };
+    let options = RunOptions {
+        task: args.task,
+        url: args.url.as_deref().map(start_url),
+        max_steps: args.max_steps,
+        timeout: args.timeout,
+    };
+    let mut progress = CliProgress::new(args.json);
+    let run = runner::run_task(&connected.bridge, &model, &options, &mut progress);
+    let report = tokio::select! {
+        report = run => report,
+        _ = tokio::signal::ctrl_c() => {
+            drop(progress);
+            eprintln!("interrupted");
+            connected.close().await;
+            // 128 + SIGINT, as shells report it.
+            return ExitCode::from(EXIT_INTERRUPTED);
+        }
+    };
+    drop(progress);
+    connected.close().await;
+    if !args.json {
+        print_answer(&report.answer);
+    }
+    if report.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILURE)
+    }
+}
+
+fn print_answer(answer: &str) {
+    print_stdout(answer);
+}
+
+/// `--url` as typed, with `https://` added when it has no scheme
+/// (`example.com/a` → `https://example.com/a`).
+pub(crate) fn start_url(url: &str) -> String {
+    let url = url.trim();
+    if url.contains("://") || url.starts_with("about:") {
+        url.to_owned()
+    } else {
+        format!("https://{url}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_urls_get_a_scheme() {
+        assert_eq!(start_url("example.com/claim"), "https://example.com/claim");
+        assert_eq!(
+            start_url(" http://127.0.0.1:8080/ "),
+            "http://127.0.0.1:8080/"
+        );
+        assert_eq!(start_url("about:blank"), "about:blank");
+    }
+}
