@@ -1,7 +1,8 @@
 //! `browser-bridge`: let an AI agent act in your real browser. A thin binary over
-//! the backend library ([`browser_bridge_backend`]) and the built-in agent
-//! ([`browser_bridge_agent`]): [`args`] is the command line, [`cmd`] one module
-//! per subcommand, [`output`] what goes to stdout/stderr and the exit codes.
+//! the backend library ([`browser_bridge_backend`]) and, with the default feature
+//! `agent`, the built-in agent (`browser_bridge_agent`, the `run` subcommand):
+//! [`args`] is the command line, [`cmd`] one module per subcommand, [`output`] what
+//! goes to stdout/stderr and the exit codes.
 
 mod args;
 mod cmd;

@@ -31,6 +31,7 @@ pub(crate) const EXIT_UNAUTHORIZED: u8 = 4;
 /// `timeout`.
 pub(crate) const EXIT_TIMEOUT: u8 = 5;
 /// Ctrl-C: 128 + SIGINT, as shells report it.
+#[cfg_attr(not(feature = "agent"), allow(dead_code))]
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code for a failure with `code` ([`EXIT_CODES_HELP`]).

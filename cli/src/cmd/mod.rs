@@ -4,7 +4,9 @@
 mod act;
 mod mcp;
 mod pair;
+#[cfg(feature = "agent")]
 mod progress;
+#[cfg(feature = "agent")]
 mod run;
 mod schema;
 mod serve;
@@ -18,6 +20,7 @@ use crate::output;
 pub(crate) async fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         // Its exit code is the task's verdict, not only an error.
+        #[cfg(feature = "agent")]
         Command::Run(args) => return run::run(args).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,

@@ -1,0 +1,94 @@
+//! `run`'s arguments: the task, the model ([`ModelArgs`]) and where the browser
+//! is ([`BrowserArgs`]).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use browser_bridge_agent::llm::{ModelConfig, Provider};
+use browser_bridge_agent::runner;
+use browser_bridge_backend::server::DEFAULT_LISTEN;
+use clap::{Args, ValueEnum};
+
+use super::{ConfigArgs, parse_duration};
+
+/// Which model, where.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ModelArgs {
+    /// Wire format: OpenAI-compatible chat completions or Anthropic Messages.
+    #[arg(
+        long,
+        env = "BROWSER_BRIDGE_PROVIDER",
+        value_enum,
+        default_value = "openai"
+    )]
+    pub(crate) provider: ProviderArg,
+    /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5).
+    #[arg(long, env = "BROWSER_BRIDGE_MODEL")]
+    pub(crate) model: Option<String>,
+    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`.
+    #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+}
+
+/// `--provider`: the model API's wire format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProviderArg {
+    /// OpenAI-compatible chat completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl ModelArgs {
+    /// The agent's model configuration.
+    pub(crate) fn config(&self) -> ModelConfig {
+        ModelConfig {
+            provider: match self.provider {
+                ProviderArg::Openai => Provider::Openai,
+                ProviderArg::Anthropic => Provider::Anthropic,
+            },
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+        }
+    }
+}
+
+/// Where the browser is.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct BrowserArgs {
+    /// Address of the running `serve` to reuse, else the address to host the
+    /// extension WebSocket on.
+    #[arg(long, default_value = DEFAULT_LISTEN)]
+    pub(crate) listen: SocketAddr,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) config: ConfigArgs,
+    /// When hosting the WebSocket: how long to wait for the extension to connect.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub(crate) connect_wait: Duration,
+}
+
+/// `run` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The task, in words: "file a claim for policy P-1234 and tell me the reference".
+    pub(crate) task: String,
+    /// Open this URL first and show the model the page.
+    #[arg(long)]
+    pub(crate) url: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) model: ModelArgs,
+    /// Most model calls.
+    #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
+    pub(crate) max_steps: u32,
+    /// Longest run: `300s`, `5m`.
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
+    pub(crate) timeout: Duration,
+    /// Write one NDJSON event per line on stdout instead of the answer.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) browser: BrowserArgs,
+}
