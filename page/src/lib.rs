@@ -36,7 +36,6 @@ pub mod markdown;
 pub mod obstacle;
 pub mod shape;
 pub mod snapshot;
-mod table;
 pub mod uids;
 pub mod url;
 

@@ -37,13 +37,15 @@ fn check_wasm_bindgen_lock() -> Result<()> {
     bail!("Cargo.lock has no wasm-bindgen entry")
 }
 
-/// The checks that keep the code clean: `cargo fmt --check`, clippy with warnings
-/// denied (native, and wasm32 for the extension), rustdoc with warnings denied.
+/// The checks that keep the code clean: no module import cycles
+/// ([`crate::cycles`]), `cargo fmt --check`, clippy with warnings denied (native,
+/// and wasm32 for the extension), rustdoc with warnings denied.
 ///
 /// # Errors
 /// The first check that fails.
 fn lint() -> Result<()> {
     let root = workspace_root();
+    crate::cycles::check(root)?;
     run(cargo().current_dir(root).args(["fmt", "--all", "--check"]))?;
     run(cargo().current_dir(root).args([
         "clippy",

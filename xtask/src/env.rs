@@ -108,29 +108,3 @@ pub(crate) fn workspace_root() -> &'static Path {
         .parent()
         .expect("xtask lives in the workspace root")
 }
-
-/// Ensures the wasm32 target and Chromium, builds the extension and the backend,
-/// then runs `bin` from the tests crate (a program that starts `serve`, Chromium
-/// with the paired extension and the demo site) with `args`.
-///
-/// # Errors
-/// A missing tool that cannot be installed (the message says what to install), a
-/// failed build, or `bin` exiting non-zero.
-pub(crate) fn run_with_browser(bin: &str, args: &[String]) -> Result<()> {
-    let root = workspace_root();
-    ensure_wasm_target()?;
-    let chromium = ensure_chromium()?;
-    crate::extension::build_extension(true)?;
-    run(cargo().current_dir(root).args([
-        "build",
-        "-p",
-        "browser-bridge",
-        "--bin",
-        "browser-bridge",
-    ]))?;
-    run(cargo()
-        .current_dir(root)
-        .args(["run", "-p", "browser-bridge-tests", "--bin", bin, "--"])
-        .args(args)
-        .env("CHROMIUM", &chromium))
-}

@@ -6,6 +6,7 @@
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
 mod ci;
+mod cycles;
 mod demo;
 mod env;
 mod extension;

@@ -11,5 +11,5 @@ use anyhow::Result;
 /// # Errors
 /// A missing tool, a failed build, or a task that did not pass (non-zero exit).
 pub(crate) fn run_verify(args: &[String]) -> Result<()> {
-    crate::env::run_with_browser("browser-bridge-verify", args)
+    crate::demo::run_with_browser("browser-bridge-verify", args)
 }

@@ -1,8 +1,8 @@
 //! `<table>` → pipe table. Layout tables (one column, nested tables, long prose cells,
 //! `role=presentation`) are not data: the caller renders their cells as blocks.
 
-use super::dom::Kind;
-use super::markdown::Renderer;
+use super::Renderer;
+use crate::dom::Kind;
 
 /// Longest cell text (bytes) a data table may hold; longer means a layout table.
 const MAX_CELL_BYTES: usize = 400;

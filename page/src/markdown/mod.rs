@@ -3,9 +3,11 @@
 //! root [`content::analyse`] chose, skipping what it excluded. The result is cut to
 //! [`MARKDOWN_MAX_BYTES`] on a block boundary.
 
+mod table;
+
 use super::content::{self, Content};
 use super::dom::{Dom, Kind};
-use super::table;
+
 use super::url;
 use browser_bridge_protocol::extract::MARKDOWN_MAX_BYTES;
 use browser_bridge_protocol::text::floor_char_boundary;
