@@ -10,8 +10,8 @@
 //! recall is measured as the corpus README defines it (share of the words of
 //! `expected.html` found in the rendered text), so the comparison is at equal
 //! content. `$MCP_TOKENS_DUMP=<dir>` also writes each rendered page to
-//! `<dir>/<page>.txt`. Run: `cargo bench -p browser-bridge --bench mcp_tokens`, or unoptimised
-//! with `cargo test -p browser-bridge --bench mcp_tokens`.
+//! `<dir>/<page>.txt`. Run: `cargo bench -p browser-bridge-backend --bench mcp_tokens`, or unoptimised
+//! with `cargo test -p browser-bridge-backend --bench mcp_tokens`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
