@@ -280,16 +280,15 @@ pub fn pairing_link(extension_id: &str, token: &str, backend_ws_url: &str) -> St
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
+/// Everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+const NOT_UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]
@@ -393,6 +392,10 @@ mod tests {
             pairing_link("abc", "t0k_-", "ws://127.0.0.1:9333/extension"),
             "chrome-extension://abc/pair.html#token=t0k_-&backendUrl=ws%3A%2F%2F127.0.0.1%3A9333%2Fextension"
         );
+        // Unreserved characters stay; a space, `&`, `#` and non-ASCII are escaped
+        // (UTF-8 bytes), so nothing in a value can end it.
+        assert_eq!(percent_encode("a.b~c d&e#f"), "a.b~c%20d%26e%23f");
+        assert_eq!(percent_encode("ü"), "%C3%BC");
     }
 
     #[test]
