@@ -9,9 +9,21 @@ use crate::extract::ExtractResult;
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 
-/// The `result` of a successful response, tagged by `action`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// The `result` of a successful response, tagged by `action`: the name of the
+/// action it answers, derived from the variant name like [`Action`](crate::Action)'s
+/// (a test checks that both enums name the same actions in the same order).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+)]
 #[serde(tag = "action", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ActionResult {
     /// `navigate`.
     Navigate(PageResult),
@@ -119,8 +131,20 @@ pub struct ListTabsResult {
 }
 
 /// JavaScript dialog kinds (CDP `Page.DialogType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum DialogType {
     /// `alert()`.
     Alert,
@@ -130,6 +154,13 @@ pub enum DialogType {
     Prompt,
     /// `beforeunload`.
     Beforeunload,
+}
+
+impl DialogType {
+    /// The wire name, e.g. `"beforeunload"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// A dialog the action opened (§5): answer it with `handle_dialog`.
@@ -342,28 +373,6 @@ pub struct HandleDialogResult {
 impl ActionResult {
     /// The wire name of the action this result answers.
     pub fn action_name(&self) -> &'static str {
-        match self {
-            ActionResult::Navigate(_) => "navigate",
-            ActionResult::OpenTab(_) => "open_tab",
-            ActionResult::CloseTab(_) => "close_tab",
-            ActionResult::ListTabs(_) => "list_tabs",
-            ActionResult::GoBack(_) => "go_back",
-            ActionResult::GoForward(_) => "go_forward",
-            ActionResult::Reload(_) => "reload",
-            ActionResult::Click(_) => "click",
-            ActionResult::Hover(_) => "hover",
-            ActionResult::Type(_) => "type",
-            ActionResult::PressKey(_) => "press_key",
-            ActionResult::SelectOption(_) => "select_option",
-            ActionResult::Scroll(_) => "scroll",
-            ActionResult::WaitFor(_) => "wait_for",
-            ActionResult::Extract(_) => "extract",
-            ActionResult::Evaluate(_) => "evaluate",
-            ActionResult::Screenshot(_) => "screenshot",
-            ActionResult::UploadFile(_) => "upload_file",
-            ActionResult::HandleDialog(_) => "handle_dialog",
-            ActionResult::ListPageTools(_) => "list_page_tools",
-            ActionResult::CallPageTool(_) => "call_page_tool",
-        }
+        self.into()
     }
 }
