@@ -33,9 +33,11 @@ pub const ABSOLUTE_PATH_PATTERN: &str = r"^(/|\\\\|[A-Za-z]:[\\/])";
 // cross-field rules (exactly one of uid/selector; for scroll at most one) are
 // `extend` attributes on the structs, and `check_target` in validate.rs.
 
-/// One action, tagged by `action`: the variant name in snake_case (§5). The
-/// names are derived once, by serde for the wire and by strum for [`Action::name`]
-/// and [`ACTION_NAMES`]; a test checks that the two rules agree.
+/// One browser action, tagged by `action`.
+// The doc comments of the action types are the descriptions of the action and tool
+// schemas, which models read: they state rules in words, never as `§N`.
+// Names: the variant name in snake_case, derived by serde for the wire and by
+// strum for `Action::name` and `ACTION_NAMES` (tests/names.rs checks they agree).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::EnumDiscriminants)]
 #[serde(tag = "action", rename_all = "snake_case")]
 #[strum_discriminants(
@@ -73,9 +75,11 @@ pub enum Action {
     Scroll(Scroll),
     /// Wait until an element reaches a state.
     WaitFor(WaitFor),
-    /// Read the page: markdown, text, elements with uids, obstacle (§6).
+    /// Read the page: markdown, text, elements with uids, and any obstacle (login
+    /// wall, captcha, access denied).
     Extract(TabOnly),
-    /// Run JavaScript in the page (§7).
+    /// Run JavaScript in the page: the expression is an async function body, so
+    /// `return` the value.
     Evaluate(Evaluate),
     /// Capture the viewport or the full page.
     Screenshot(Screenshot),
@@ -83,9 +87,9 @@ pub enum Action {
     UploadFile(UploadFile),
     /// Accept or dismiss the open JavaScript dialog.
     HandleDialog(HandleDialog),
-    /// List the tools the page exposes (§9).
+    /// List the tools the page exposes.
     ListPageTools(TabOnly),
-    /// Call one tool the page exposes (§9).
+    /// Call one tool the page exposes.
     CallPageTool(CallPageTool),
 }
 
@@ -96,7 +100,7 @@ pub const ACTION_NAMES: &[&str] = <ActionKind as strum::VariantNames>::VARIANTS;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TabOnly {
-    /// The tab to act on; see §5 for the rule when it is left out.
+    /// The tab to act on; may be left out while one tab is under control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
 }

@@ -13,7 +13,8 @@ use crate::event::Event;
 use crate::ids::RequestId;
 use crate::result::ActionResult;
 
-/// One WebSocket text frame, tagged by `type`: the variant name in snake_case.
+/// One WebSocket text frame, tagged by `type`.
+// Tags: the variant name in snake_case, by serde and strum alike (tested below).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum_discriminants(

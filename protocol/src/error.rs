@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// [`ErrorCode::Unknown`], keeps its text and encodes back unchanged, so one new
 /// code never makes a whole `response` invalid. A code must match
 /// [`ErrorCode::PATTERN`] (snake_case, 1–64 chars); anything else is refused.
-/// The known names are derived from the variant names (strum, snake_case), once.
+// Known names: the variant names in snake_case (strum), spelled nowhere else.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
 #[strum(serialize_all = "snake_case")]
 #[non_exhaustive]

@@ -105,10 +105,9 @@ pub struct GlobalStop {
     pub at: u64,
 }
 
-/// An event, tagged by `event`: the variant name in snake_case, derived once (by
-/// schemars for the schema, by strum for [`Event::name`] and decoding; a test checks
-/// that they agree). Non-exhaustive: later versions add event types without a
-/// version bump (§11), which this version decodes as [`Event::Unknown`].
+/// An event, tagged by `event`. Later versions add event types without a version
+/// bump (§11); this one decodes them as [`Event::Unknown`].
+// Tags: the variant name in snake_case, by schemars and strum alike (tested below).
 #[derive(Debug, Clone, PartialEq, JsonSchema, strum::EnumDiscriminants)]
 #[schemars(tag = "event", rename_all = "snake_case")]
 #[strum_discriminants(

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 #[serde(transparent)]
 pub struct RequestId(#[schemars(length(min = 1))] pub String);
 
-/// A Chrome tab id (`chrome.tabs.Tab.id`), the session key (§10).
+/// A Chrome tab id (`chrome.tabs.Tab.id`), which names a session.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]

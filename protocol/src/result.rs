@@ -9,9 +9,8 @@ use crate::extract::ExtractResult;
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 
-/// The `result` of a successful response, tagged by `action`: the name of the
-/// action it answers, derived from the variant name like [`Action`](crate::Action)'s
-/// (a test checks that both enums name the same actions in the same order).
+/// The `result` of a successful response, tagged by `action`: the action it answers.
+// Named like `Action`'s variants, by strum and serde alike (tests/names.rs).
 #[derive(
     Debug,
     Clone,

@@ -39,6 +39,16 @@ fn committed_schemas_are_up_to_date() {
     );
 }
 
+/// Models read the action and tool schemas and cannot look up "§6": their
+/// descriptions state each rule in words.
+#[test]
+fn agent_facing_schemas_name_no_protocol_sections() {
+    for (file, schema) in [("action", action_schema()), ("tool", tool_schema())] {
+        let text = schema.to_string();
+        assert!(!text.contains('§'), "{file} schema names a section: {text}");
+    }
+}
+
 #[test]
 fn tool_schema_is_flat() {
     let tool = tool_schema();
