@@ -59,7 +59,7 @@ pub struct Hello {
     pub client_id: String,
     /// `N_E`: 32 random bytes, base64url without padding (43 chars). The token
     /// itself is never sent: a `hello` carrying `pairingToken` is refused.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::NONCE_PATTERN))]
     pub nonce: String,
     /// `navigator.userAgent` of the browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,10 +71,10 @@ pub struct Hello {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Challenge {
     /// `N_B`: 32 random bytes, base64url without padding (43 chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::NONCE_PATTERN))]
     pub nonce: String,
     /// `P_B` (43 base64url chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::PROOF_PATTERN))]
     pub proof: String,
 }
 
@@ -83,7 +83,7 @@ pub struct Challenge {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Auth {
     /// `P_E` (43 base64url chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::PROOF_PATTERN))]
     pub proof: String,
 }
 

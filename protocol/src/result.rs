@@ -293,8 +293,8 @@ pub struct EvaluateResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EvaluateValue {
-    /// Serialised length over [`EVALUATE_MAX_BYTES`]: the first 8 192 bytes and
-    /// `…[truncated N chars]`.
+    /// Serialised length over [`EVALUATE_MAX_BYTES`]: its first
+    /// [`EVALUATE_MAX_BYTES`] bytes and `…[truncated N chars]`.
     Truncated {
         /// Always true.
         truncated: bool,
