@@ -198,7 +198,8 @@ impl EventLog {
                 state.sessions.remove(&e.tab_id);
             }
             Event::GlobalStop(_) => state.sessions.clear(),
-            Event::DomainBlocked(_) | Event::Unknown { .. } => {}
+            // domain_blocked, and event types added later (Event is non-exhaustive).
+            _ => {}
         }
         if state.ring.len() == EVENT_RING {
             state.ring.pop_front();

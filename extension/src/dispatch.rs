@@ -73,12 +73,7 @@ pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
     {
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} has {} dialog open ({}): answer it with handle_dialog first",
-            actions::dom::with_article(
-                &serde_json::to_value(dialog.dialog_type)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            ),
+            actions::dom::with_article(dialog.dialog_type.as_str()),
             actions::dom::quote(&dialog.message)
         )));
     }

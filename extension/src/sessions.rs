@@ -725,7 +725,7 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
             ErrorCode::Cancelled,
             format!(
                 "the session on tab {tab} ended ({}): do not retry, tell the user",
-                reason_name(other)
+                other.as_str()
             ),
         ),
     };
@@ -744,13 +744,6 @@ pub fn end_session(tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
         ended_at: chrome::now_ms(),
     }));
     true
-}
-
-fn reason_name(reason: SessionEndReason) -> String {
-    serde_json::to_value(reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// Ends every session with `reason`; returns how many ended.

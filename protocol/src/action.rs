@@ -5,6 +5,8 @@
 //! whose message starts with the action and names the field
 //! (`click: give exactly one of uid or selector, not both`).
 
+use std::ops::RangeInclusive;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,10 +18,34 @@ use crate::ids::{TabId, Uid};
 pub const WAIT_FOR_MAX_TIMEOUT_MS: u64 = 30_000;
 /// Default `wait_for.timeoutMs` (ms).
 pub const WAIT_FOR_DEFAULT_TIMEOUT_MS: u64 = 5_000;
+/// `click.clickCount` bounds (single, double, triple click).
+pub const CLICK_COUNT: RangeInclusive<u8> = 1..=3;
+/// Largest `screenshot.quality` (JPEG quality, 0..=100).
+pub const SCREENSHOT_QUALITY_MAX: u8 = 100;
+/// A string with a non-whitespace char (`url`, target `selector`): what the decoder
+/// checks as `!text.trim().is_empty()`.
+pub const NOT_BLANK_PATTERN: &str = r"\S";
+/// An absolute path (`upload_file.paths`): `/…`, `\\server\…` or `C:\…` / `C:/…`.
+pub const ABSOLUTE_PATH_PATTERN: &str = r"^(/|\\\\|[A-Za-z]:[\\/])";
 
-/// One action, tagged by `action` (snake_case names of §5).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+// The field bounds below are `#[schemars(...)]` attributes, which the derived
+// schema carries, on constants that `Action::validate` checks at run time. The
+// cross-field rules (exactly one of uid/selector; for scroll at most one) are
+// `extend` attributes on the structs, and `check_target` in validate.rs.
+
+/// One browser action, tagged by `action`.
+// The doc comments of the action types are the descriptions of the action and tool
+// schemas, which models read: they state rules in words, never as `§N`.
+// Names: the variant name in snake_case, derived by serde for the wire and by
+// strum for `Action::name` and `ACTION_NAMES` (tests/names.rs checks they agree).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::EnumDiscriminants)]
 #[serde(tag = "action", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(ActionKind),
+    vis(pub(crate)),
+    derive(strum::EnumString, strum::IntoStaticStr, strum::VariantNames),
+    strum(serialize_all = "snake_case")
+)]
 pub enum Action {
     /// Load `url` in a tab (opens one in the agent window when there is no session).
     Navigate(Navigate),
@@ -49,9 +75,11 @@ pub enum Action {
     Scroll(Scroll),
     /// Wait until an element reaches a state.
     WaitFor(WaitFor),
-    /// Read the page: markdown, text, elements with uids, obstacle (§6).
+    /// Read the page: markdown, text, elements with uids, and any obstacle (login
+    /// wall, captcha, access denied).
     Extract(TabOnly),
-    /// Run JavaScript in the page (§7).
+    /// Run JavaScript in the page: the expression is an async function body, so
+    /// `return` the value.
     Evaluate(Evaluate),
     /// Capture the viewport or the full page.
     Screenshot(Screenshot),
@@ -59,52 +87,20 @@ pub enum Action {
     UploadFile(UploadFile),
     /// Accept or dismiss the open JavaScript dialog.
     HandleDialog(HandleDialog),
-    /// List the tools the page exposes (§9).
+    /// List the tools the page exposes.
     ListPageTools(TabOnly),
-    /// Call one tool the page exposes (§9).
+    /// Call one tool the page exposes.
     CallPageTool(CallPageTool),
 }
 
-/// Every action name, in the order of §5's table.
-pub const ACTION_NAMES: [&str; 21] = [
-    "navigate",
-    "open_tab",
-    "close_tab",
-    "list_tabs",
-    "go_back",
-    "go_forward",
-    "reload",
-    "click",
-    "hover",
-    "type",
-    "press_key",
-    "select_option",
-    "scroll",
-    "wait_for",
-    "extract",
-    "evaluate",
-    "screenshot",
-    "upload_file",
-    "handle_dialog",
-    "list_page_tools",
-    "call_page_tool",
-];
-
-/// Actions that take exactly one of `uid` / `selector`.
-pub const TARGETED_ACTIONS: [&str; 6] = [
-    "click",
-    "type",
-    "hover",
-    "select_option",
-    "upload_file",
-    "wait_for",
-];
+/// Every action name, in the order of §5's table (the variants' order).
+pub const ACTION_NAMES: &[&str] = <ActionKind as strum::VariantNames>::VARIANTS;
 
 /// `{ tabId? }`: actions whose only parameter is the optional tab.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TabOnly {
-    /// The tab to act on; see §5 for the rule when it is left out.
+    /// The tab to act on; may be left out while one tab is under control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
 }
@@ -114,6 +110,7 @@ pub struct TabOnly {
 #[serde(rename_all = "camelCase")]
 pub struct Navigate {
     /// `http:`, `https:` or `about:blank` URL.
+    #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
     pub url: String,
     /// The tab to navigate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,6 +122,7 @@ pub struct Navigate {
 #[serde(rename_all = "camelCase")]
 pub struct OpenTab {
     /// `http:`, `https:` or `about:blank` URL.
+    #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
     pub url: String,
     /// Open in the user's current window, focused (default false: agent window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,12 +197,18 @@ macro_rules! targeted {
         $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(rename_all = "camelCase")]
+        // Exactly one target; an explicit `null` counts as absent, as in the decoder.
+        #[schemars(extend("oneOf" = [
+            { "required": ["uid"], "properties": { "uid": { "not": { "type": "null" } } } },
+            { "required": ["selector"], "properties": { "selector": { "not": { "type": "null" } } } }
+        ]))]
         pub struct $name {
             /// Element uid from the last extract (give this or `selector`).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub uid: Option<Uid>,
             /// CSS selector (give this or `uid`).
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
             pub selector: Option<String>,
             /// The tab to act on.
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,6 +234,7 @@ targeted!(
         button: Option<MouseButton>,
         /// 1 (default) to 3.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(range(min = *CLICK_COUNT.start(), max = *CLICK_COUNT.end()))]
         click_count: Option<u8>,
         /// Modifiers held during the click.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +265,7 @@ targeted!(
     /// `select_option` parameters.
     SelectOption {
         /// Option values (matched by value, then by label); at least one.
+        #[schemars(length(min = 1))]
         values: Vec<String>,
     }
 );
@@ -268,6 +274,7 @@ targeted!(
     /// `upload_file` parameters.
     UploadFile {
         /// Absolute paths on the backend's machine; at least one.
+        #[schemars(length(min = 1), inner(regex(pattern = ABSOLUTE_PATH_PATTERN)))]
         paths: Vec<String>,
     }
 );
@@ -280,6 +287,7 @@ targeted!(
         state: Option<WaitState>,
         /// ms, default 5000, at most 30000.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(range(max = WAIT_FOR_MAX_TIMEOUT_MS))]
         timeout_ms: Option<u64>,
     }
 );
@@ -329,6 +337,7 @@ pub enum WaitState {
 #[serde(rename_all = "camelCase")]
 pub struct PressKey {
     /// KeyboardEvent.key: `Enter`, `Escape`, `ArrowDown`, `a` …
+    #[schemars(length(min = 1))]
     pub key: String,
     /// Modifiers held during the key press.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -355,11 +364,17 @@ pub enum ScrollDirection {
 /// `scroll` parameters: at most one of uid/selector (the container).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+// Not both targets; an explicit `null` counts as absent, as in the decoder.
+#[schemars(extend("not" = {
+    "required": ["uid", "selector"],
+    "properties": { "uid": { "not": { "type": "null" } }, "selector": { "not": { "type": "null" } } }
+}))]
 pub struct Scroll {
     /// up, down, left or right.
     pub direction: ScrollDirection,
     /// CSS px; default one viewport (or container) length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub amount: Option<f64>,
     /// Container uid (optional; give at most one of uid/selector).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -418,6 +433,7 @@ pub struct Screenshot {
     pub format: Option<ImageFormat>,
     /// JPEG quality 0..100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = SCREENSHOT_QUALITY_MAX))]
     pub quality: Option<u8>,
 }
 
@@ -440,6 +456,7 @@ pub struct HandleDialog {
 #[serde(rename_all = "camelCase")]
 pub struct CallPageTool {
     /// Tool name from `list_page_tools`.
+    #[schemars(length(min = 1))]
     pub tool: String,
     /// Group name, when several groups have a tool of that name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -471,29 +488,7 @@ pub(crate) fn exactly_one_target<'a>(
 impl Action {
     /// The wire name (`"click"`).
     pub fn name(&self) -> &'static str {
-        match self {
-            Action::Navigate(_) => "navigate",
-            Action::OpenTab(_) => "open_tab",
-            Action::CloseTab(_) => "close_tab",
-            Action::ListTabs(_) => "list_tabs",
-            Action::GoBack(_) => "go_back",
-            Action::GoForward(_) => "go_forward",
-            Action::Reload(_) => "reload",
-            Action::Click(_) => "click",
-            Action::Hover(_) => "hover",
-            Action::Type(_) => "type",
-            Action::PressKey(_) => "press_key",
-            Action::SelectOption(_) => "select_option",
-            Action::Scroll(_) => "scroll",
-            Action::WaitFor(_) => "wait_for",
-            Action::Extract(_) => "extract",
-            Action::Evaluate(_) => "evaluate",
-            Action::Screenshot(_) => "screenshot",
-            Action::UploadFile(_) => "upload_file",
-            Action::HandleDialog(_) => "handle_dialog",
-            Action::ListPageTools(_) => "list_page_tools",
-            Action::CallPageTool(_) => "call_page_tool",
-        }
+        ActionKind::from(self).into()
     }
 
     /// The URL the action asks to load (`navigate`, `open_tab`), which must pass

@@ -8,6 +8,8 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::digest::OutputSizeUser;
+use hmac::digest::typenum::Unsigned;
 use hmac::{KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -26,14 +28,27 @@ pub const LABEL_SERVER: &str = "browser-bridge/5 server";
 
 /// Random bytes behind a handshake nonce.
 pub const NONCE_BYTES: usize = 32;
-/// Length of a handshake nonce as text: 32 bytes, base64url without padding.
-pub const NONCE_CHARS: usize = 43;
-/// Length of a proof as text: an HMAC-SHA256 tag, base64url without padding.
-pub const PROOF_CHARS: usize = 43;
+/// Length of a handshake nonce as text: [`NONCE_BYTES`] bytes, base64url without
+/// padding (43 chars).
+pub const NONCE_CHARS: usize = base64_nopad_chars(NONCE_BYTES);
+/// Length of a proof as text: an HMAC-SHA256 tag (32 bytes), base64url without
+/// padding (43 chars).
+pub const PROOF_CHARS: usize =
+    base64_nopad_chars(<<Sha256 as OutputSizeUser>::OutputSize as Unsigned>::USIZE);
+/// A handshake nonce as the schema states it: exactly [`NONCE_CHARS`] base64url
+/// chars ([`check_nonce`] checks the same; a test keeps the two in step).
+pub const NONCE_PATTERN: &str = "^[A-Za-z0-9_-]{43}$";
+/// A proof as the schema states it: exactly [`PROOF_CHARS`] base64url chars.
+pub const PROOF_PATTERN: &str = "^[A-Za-z0-9_-]{43}$";
 /// Shortest nonce `GET /v1/hello` accepts (chars).
 pub const HTTP_NONCE_MIN_CHARS: usize = 16;
 /// Longest nonce `GET /v1/hello` accepts (chars).
 pub const HTTP_NONCE_MAX_CHARS: usize = 128;
+
+/// Chars of `bytes` bytes in base64 without padding: 4 per 3 bytes, rounded up.
+const fn base64_nopad_chars(bytes: usize) -> usize {
+    (bytes * 4).div_ceil(3)
+}
 
 /// The nonce text for 32 random bytes (43 base64url chars, no padding).
 pub fn encode_nonce(bytes: &[u8; NONCE_BYTES]) -> String {
@@ -175,6 +190,19 @@ mod tests {
         assert!(check_nonce("nonce", &format!("{}=", &nonce[1..])).is_err());
         let e = check_nonce("nonce", "a+b/").unwrap_err();
         assert!(e.message.starts_with("nonce:"), "{}", e.message);
+    }
+
+    /// The hand-written pieces that must follow the derived constants.
+    #[test]
+    fn patterns_and_labels_follow_the_constants() {
+        let exactly = |n: usize| format!("^[A-Za-z0-9_-]{{{n}}}$");
+        assert_eq!(NONCE_PATTERN, exactly(NONCE_CHARS));
+        assert_eq!(PROOF_PATTERN, exactly(PROOF_CHARS));
+        assert_eq!((NONCE_CHARS, PROOF_CHARS), (43, 43));
+        let version = format!("browser-bridge/{} ", crate::PROTOCOL_VERSION);
+        for label in [LABEL_BACKEND, LABEL_EXTENSION, LABEL_SERVER] {
+            assert!(label.starts_with(&version), "{label}");
+        }
     }
 
     #[test]

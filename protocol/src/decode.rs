@@ -91,15 +91,16 @@ fn without(map: &Map<String, Value>, tag: &str) -> Value {
     Value::Object(map)
 }
 
-/// `match tag { "name" => decode Variant(Type) … }` for an internally tagged enum of
-/// newtype variants: decodes the variant's struct with its path.
+/// `match tag { Kind::Variant => decode Variant(Type) … }` for an internally tagged
+/// enum of newtype variants: parses the tag with the enum's derived names (`$kind`,
+/// strum's `EnumString`) and decodes the variant's struct with its path.
 macro_rules! by_tag {
-    ($value:expr, $tag:literal, $enum:ident { $($name:literal => $variant:ident($ty:ty),)* }) => {{
+    ($value:expr, $tag:literal, $kind:ident => $enum:ident { $($variant:ident($ty:ty),)* }) => {{
         let Value::Object(map) = $value else {
             return with_path($value);
         };
-        match map.get($tag).and_then(Value::as_str) {
-            $(Some($name) => with_path::<$ty>(&without(map, $tag)).map($enum::$variant),)*
+        match map.get($tag).and_then(Value::as_str).and_then(|t| t.parse::<$kind>().ok()) {
+            $(Some($kind::$variant) => with_path::<$ty>(&without(map, $tag)).map($enum::$variant),)*
             _ => with_path($value),
         }
     }};
@@ -107,16 +108,18 @@ macro_rules! by_tag {
 
 impl NamedDecode for Message {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::envelope::{Ack, Auth, Challenge, EventMessage, Hello, Ping, Pong, Reject};
-        by_tag!(value, "type", Message {
-            "hello" => Hello(Hello),
-            "challenge" => Challenge(Challenge),
-            "auth" => Auth(Auth),
-            "ack" => Ack(Ack),
-            "reject" => Reject(Reject),
-            "event" => Event(EventMessage),
-            "ping" => Ping(Ping),
-            "pong" => Pong(Pong),
+        use crate::envelope::{
+            Ack, Auth, Challenge, EventMessage, Hello, MessageKind, Ping, Pong, Reject,
+        };
+        by_tag!(value, "type", MessageKind => Message {
+            Hello(Hello),
+            Challenge(Challenge),
+            Auth(Auth),
+            Ack(Ack),
+            Reject(Reject),
+            Event(EventMessage),
+            Ping(Ping),
+            Pong(Pong),
         })
     }
 }
@@ -124,28 +127,28 @@ impl NamedDecode for Message {
 impl NamedDecode for Action {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {
         use crate::action::*;
-        by_tag!(value, "action", Action {
-            "navigate" => Navigate(Navigate),
-            "open_tab" => OpenTab(OpenTab),
-            "close_tab" => CloseTab(CloseTab),
-            "list_tabs" => ListTabs(ListTabs),
-            "go_back" => GoBack(TabOnly),
-            "go_forward" => GoForward(TabOnly),
-            "reload" => Reload(TabOnly),
-            "click" => Click(Click),
-            "hover" => Hover(Hover),
-            "type" => Type(Type),
-            "press_key" => PressKey(PressKey),
-            "select_option" => SelectOption(SelectOption),
-            "scroll" => Scroll(Scroll),
-            "wait_for" => WaitFor(WaitFor),
-            "extract" => Extract(TabOnly),
-            "evaluate" => Evaluate(Evaluate),
-            "screenshot" => Screenshot(Screenshot),
-            "upload_file" => UploadFile(UploadFile),
-            "handle_dialog" => HandleDialog(HandleDialog),
-            "list_page_tools" => ListPageTools(TabOnly),
-            "call_page_tool" => CallPageTool(CallPageTool),
+        by_tag!(value, "action", ActionKind => Action {
+            Navigate(Navigate),
+            OpenTab(OpenTab),
+            CloseTab(CloseTab),
+            ListTabs(ListTabs),
+            GoBack(TabOnly),
+            GoForward(TabOnly),
+            Reload(TabOnly),
+            Click(Click),
+            Hover(Hover),
+            Type(Type),
+            PressKey(PressKey),
+            SelectOption(SelectOption),
+            Scroll(Scroll),
+            WaitFor(WaitFor),
+            Extract(TabOnly),
+            Evaluate(Evaluate),
+            Screenshot(Screenshot),
+            UploadFile(UploadFile),
+            HandleDialog(HandleDialog),
+            ListPageTools(TabOnly),
+            CallPageTool(CallPageTool),
         })
     }
 }
@@ -153,30 +156,32 @@ impl NamedDecode for Action {
 impl NamedDecode for ActionResult {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {
         use crate::ExtractResult;
+        use crate::action::ActionKind;
         use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
         use crate::result::*;
-        by_tag!(value, "action", ActionResult {
-            "navigate" => Navigate(PageResult),
-            "open_tab" => OpenTab(OpenTabResult),
-            "close_tab" => CloseTab(TabResult),
-            "list_tabs" => ListTabs(ListTabsResult),
-            "go_back" => GoBack(PageResult),
-            "go_forward" => GoForward(PageResult),
-            "reload" => Reload(PageResult),
-            "click" => Click(ClickResult),
-            "hover" => Hover(TabResult),
-            "type" => Type(TypeResult),
-            "press_key" => PressKey(PressKeyResult),
-            "select_option" => SelectOption(SelectOptionResult),
-            "scroll" => Scroll(ScrollResult),
-            "wait_for" => WaitFor(WaitForResult),
-            "extract" => Extract(ExtractResult),
-            "evaluate" => Evaluate(EvaluateResult),
-            "screenshot" => Screenshot(ScreenshotResult),
-            "upload_file" => UploadFile(UploadFileResult),
-            "handle_dialog" => HandleDialog(HandleDialogResult),
-            "list_page_tools" => ListPageTools(ListPageToolsResult),
-            "call_page_tool" => CallPageTool(CallPageToolResult),
+        // Results are named after their actions (checked by `result::tests`).
+        by_tag!(value, "action", ActionKind => ActionResult {
+            Navigate(PageResult),
+            OpenTab(OpenTabResult),
+            CloseTab(TabResult),
+            ListTabs(ListTabsResult),
+            GoBack(PageResult),
+            GoForward(PageResult),
+            Reload(PageResult),
+            Click(ClickResult),
+            Hover(TabResult),
+            Type(TypeResult),
+            PressKey(PressKeyResult),
+            SelectOption(SelectOptionResult),
+            Scroll(ScrollResult),
+            WaitFor(WaitForResult),
+            Extract(ExtractResult),
+            Evaluate(EvaluateResult),
+            Screenshot(ScreenshotResult),
+            UploadFile(UploadFileResult),
+            HandleDialog(HandleDialogResult),
+            ListPageTools(ListPageToolsResult),
+            CallPageTool(CallPageToolResult),
         })
     }
 }

@@ -13,9 +13,16 @@ use crate::event::Event;
 use crate::ids::RequestId;
 use crate::result::ActionResult;
 
-/// One WebSocket text frame.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// One WebSocket text frame, tagged by `type`.
+// Tags: the variant name in snake_case, by serde and strum alike (tested below).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, strum::EnumDiscriminants)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(MessageKind),
+    vis(pub(crate)),
+    derive(strum::EnumString, strum::IntoStaticStr, strum::VariantNames),
+    strum(serialize_all = "snake_case")
+)]
 pub enum Message {
     /// ext → backend, first message of every connection.
     Hello(Hello),
@@ -52,7 +59,7 @@ pub struct Hello {
     pub client_id: String,
     /// `N_E`: 32 random bytes, base64url without padding (43 chars). The token
     /// itself is never sent: a `hello` carrying `pairingToken` is refused.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::NONCE_PATTERN))]
     pub nonce: String,
     /// `navigator.userAgent` of the browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,10 +71,10 @@ pub struct Hello {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Challenge {
     /// `N_B`: 32 random bytes, base64url without padding (43 chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::NONCE_PATTERN))]
     pub nonce: String,
     /// `P_B` (43 base64url chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::PROOF_PATTERN))]
     pub proof: String,
 }
 
@@ -76,7 +83,7 @@ pub struct Challenge {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Auth {
     /// `P_E` (43 base64url chars).
-    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{43}$"))]
+    #[schemars(regex(pattern = crate::auth::PROOF_PATTERN))]
     pub proof: String,
 }
 
@@ -179,7 +186,7 @@ impl Message {
     /// # Errors
     /// [`DecodeError`] (code `invalid_request`).
     pub fn from_value(value: Value) -> Result<Message, DecodeError> {
-        let Value::Object(mut map) = value else {
+        let Value::Object(map) = value else {
             return Err(DecodeError::new(None, "message must be a JSON object"));
         };
         let kind = match map.get("type") {
@@ -187,20 +194,25 @@ impl Message {
             Some(_) => return Err(DecodeError::new(None, "`type` must be a string")),
             None => return Err(DecodeError::new(None, "missing field `type`")),
         };
-        match kind.as_str() {
-            "request" => decode_request(map).map(Message::Request),
-            "response" => Response::from_map(map)
+        let Ok(known) = kind.parse::<MessageKind>() else {
+            return Err(DecodeError::new(
+                None,
+                format!("unknown message type `{kind}`"),
+            ));
+        };
+        match known {
+            MessageKind::Request => decode_request(map).map(Message::Request),
+            MessageKind::Response => Response::from_map(map)
                 .map(Message::Response)
                 .map_err(|e| DecodeError::new(e.0, e.1)),
-            "hello" if map.contains_key("pairingToken") => Err(DecodeError::new(
+            MessageKind::Hello if map.contains_key("pairingToken") => Err(DecodeError::new(
                 None,
                 "hello: `pairingToken` must not be sent: since protocol v5 the token never \
                  crosses the wire; prove it with `auth` (PROTOCOL.md §2)",
             )),
-            "hello" | "challenge" | "auth" | "ack" | "reject" | "event" | "ping" | "pong" => {
-                map.insert("type".into(), Value::String(kind.clone()));
+            _ => {
                 // An event's own decoder already names the event and its field.
-                let tags: &[&str] = if kind == "event" {
+                let tags: &[&str] = if known == MessageKind::Event {
                     &["type", "event"]
                 } else {
                     &["type"]
@@ -211,11 +223,12 @@ impl Message {
                     .map_err(|e| DecodeError::new(None, format!("{kind}: {}", e.message)))?;
                 Ok(message)
             }
-            other => Err(DecodeError::new(
-                None,
-                format!("unknown message type `{other}`"),
-            )),
         }
+    }
+
+    /// The wire name of the frame's `type` (`"hello"`, `"response"`, …).
+    pub fn name(&self) -> &'static str {
+        MessageKind::from(self).into()
     }
 
     /// The frame's JSON text.
@@ -349,5 +362,23 @@ impl JsonSchema for Response {
                 { "required": ["error"], "not": { "required": ["result"] } }
             ]
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// strum's names (used to decode) are serde's tags (the schema shows them).
+    #[test]
+    fn message_kinds_are_the_wire_tags() {
+        let schema = serde_json::to_value(schemars::schema_for!(Message)).expect("schema");
+        let tags: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .expect("oneOf")
+            .iter()
+            .map(|v| v["properties"]["type"]["const"].as_str().expect("const"))
+            .collect();
+        assert_eq!(tags, <MessageKind as strum::VariantNames>::VARIANTS);
     }
 }

@@ -3,10 +3,17 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The 14 error codes of §4. Each tells the agent what to do next; none means
-/// "retry the same call unchanged".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
+/// An error code of §4. Each tells the agent what to do next; none means "retry
+/// the same call unchanged".
+///
+/// Open to newer peers (§4, §12): a code this version does not know decodes to
+/// [`ErrorCode::Unknown`], keeps its text and encodes back unchanged, so one new
+/// code never makes a whole `response` invalid. A code must match
+/// [`ErrorCode::PATTERN`] (snake_case, 1–64 chars); anything else is refused.
+// Known names: the variant names in snake_case (strum), spelled nowhere else.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+#[non_exhaustive]
 pub enum ErrorCode {
     /// The message failed the schema: unknown action, both/neither target, bad field.
     InvalidRequest,
@@ -36,44 +43,60 @@ pub enum ErrorCode {
     Unauthorized,
     /// Anything else; the message carries the cause.
     InternalError,
+    /// A code this version does not know, from a newer peer, kept as sent. Treat
+    /// it like [`ErrorCode::InternalError`] unless you know better; never build one
+    /// by hand for a known code ([`ErrorCode::from_wire`] picks the variant).
+    #[strum(disabled)]
+    Unknown(UnknownCode),
 }
 
-impl ErrorCode {
-    /// Every code, in the order of §4.
-    pub const ALL: [ErrorCode; 14] = [
-        ErrorCode::InvalidRequest,
-        ErrorCode::InvalidAction,
-        ErrorCode::DomainBlocked,
-        ErrorCode::SessionNotFound,
-        ErrorCode::ElementNotFound,
-        ErrorCode::ElementStale,
-        ErrorCode::ElementNotInteractable,
-        ErrorCode::NavigationFailed,
-        ErrorCode::Timeout,
-        ErrorCode::Cancelled,
-        ErrorCode::NotConnected,
-        ErrorCode::ProtocolMismatch,
-        ErrorCode::Unauthorized,
-        ErrorCode::InternalError,
-    ];
+/// The text of an [`ErrorCode::Unknown`]: matches [`ErrorCode::PATTERN`] and is not
+/// one of the known codes. Only [`ErrorCode::from_wire`] makes one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct UnknownCode(Box<str>);
 
-    /// The wire name, e.g. `"element_stale"`.
-    pub fn as_str(self) -> &'static str {
+impl UnknownCode {
+    /// The code as sent.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Longest error code accepted on the wire (chars).
+pub const MAX_CODE_CHARS: usize = 64;
+
+impl ErrorCode {
+    /// The shape of every code, known or not: snake_case ASCII, starting with a
+    /// letter, at most [`MAX_CODE_CHARS`] chars (§4).
+    pub const PATTERN: &str = "^[a-z][a-z0-9_]{0,63}$";
+
+    /// Every known code, in the order of §4 (not [`ErrorCode::Unknown`]).
+    pub fn known() -> impl Iterator<Item = ErrorCode> {
+        <ErrorCode as strum::IntoEnumIterator>::iter()
+    }
+
+    /// The code for a wire name: the known variant, else [`ErrorCode::Unknown`];
+    /// `None` when `code` does not match [`ErrorCode::PATTERN`].
+    pub fn from_wire(code: &str) -> Option<ErrorCode> {
+        let mut bytes = code.bytes();
+        let shaped = code.len() <= MAX_CODE_CHARS
+            && bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+            && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !shaped {
+            return None;
+        }
+        Some(
+            Self::known()
+                .find(|known| known.as_str() == code)
+                .unwrap_or_else(|| ErrorCode::Unknown(UnknownCode(code.into()))),
+        )
+    }
+
+    /// The wire name, e.g. `"element_stale"`, or the unknown code as sent.
+    pub fn as_str(&self) -> &str {
         match self {
-            ErrorCode::InvalidRequest => "invalid_request",
-            ErrorCode::InvalidAction => "invalid_action",
-            ErrorCode::DomainBlocked => "domain_blocked",
-            ErrorCode::SessionNotFound => "session_not_found",
-            ErrorCode::ElementNotFound => "element_not_found",
-            ErrorCode::ElementStale => "element_stale",
-            ErrorCode::ElementNotInteractable => "element_not_interactable",
-            ErrorCode::NavigationFailed => "navigation_failed",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::Cancelled => "cancelled",
-            ErrorCode::NotConnected => "not_connected",
-            ErrorCode::ProtocolMismatch => "protocol_mismatch",
-            ErrorCode::Unauthorized => "unauthorized",
-            ErrorCode::InternalError => "internal_error",
+            ErrorCode::Unknown(code) => code.as_str(),
+            known => known.into(),
         }
     }
 }
@@ -81,6 +104,44 @@ impl ErrorCode {
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        ErrorCode::from_wire(&code).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "error code {code:?} does not match {}",
+                ErrorCode::PATTERN
+            ))
+        })
+    }
+}
+
+impl JsonSchema for ErrorCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ErrorCode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let known: Vec<String> = ErrorCode::known().map(|c| c.to_string()).collect();
+        schemars::json_schema!({
+            "description": "An error code (snake_case): one of this version's, or a newer \
+                peer's, which is kept as sent and treated like internal_error.",
+            "type": "string",
+            "pattern": ErrorCode::PATTERN,
+            "anyOf": [
+                { "description": "A code of this version.", "enum": known },
+                { "description": "A code from a newer peer.", "type": "string" }
+            ]
+        })
     }
 }
 
@@ -117,5 +178,43 @@ impl BridgeError {
     /// `internal_error` with the cause.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InternalError, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_newer_peers_code_is_kept_as_sent() {
+        let code = ErrorCode::from_wire("rate_limited").expect("well-formed");
+        assert!(matches!(&code, ErrorCode::Unknown(c) if c.as_str() == "rate_limited"));
+        assert_eq!(code.to_string(), "rate_limited");
+        let wire = serde_json::to_value(&code).expect("encodes");
+        assert_eq!(serde_json::from_value::<ErrorCode>(wire).ok(), Some(code));
+        // A known name never becomes `Unknown`.
+        assert_eq!(ErrorCode::from_wire("timeout"), Some(ErrorCode::Timeout));
+    }
+
+    #[test]
+    fn codes_have_one_shape() {
+        assert_eq!(
+            ErrorCode::PATTERN,
+            format!("^[a-z][a-z0-9_]{{0,{}}}$", MAX_CODE_CHARS - 1)
+        );
+        assert!(ErrorCode::from_wire(&"a".repeat(MAX_CODE_CHARS)).is_some());
+        for bad in [
+            "",
+            "Timeout",
+            "9lives",
+            "_x",
+            "rate-limited",
+            "rate limited",
+            "é",
+            &"a".repeat(MAX_CODE_CHARS + 1),
+        ] {
+            assert_eq!(ErrorCode::from_wire(bad), None, "{bad:?}");
+            assert!(serde_json::from_value::<ErrorCode>(bad.into()).is_err());
+        }
     }
 }

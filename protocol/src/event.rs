@@ -8,11 +8,26 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::decode::from_object;
 use crate::ids::TabId;
 
-/// Why a session ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Why a session ended (§10). Non-exhaustive: a later version may add reasons
+/// (v3 did), so code outside this crate matches with a wildcard arm.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+#[non_exhaustive]
 pub enum SessionEndReason {
     /// The tab was closed.
     TabClosed,
@@ -28,6 +43,13 @@ pub enum SessionEndReason {
     DomainBlocked,
     /// Stop all was pressed.
     GlobalStop,
+}
+
+impl SessionEndReason {
+    /// The wire name, e.g. `"tab_closed"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// `session_started`.
@@ -83,9 +105,18 @@ pub struct GlobalStop {
     pub at: u64,
 }
 
-/// An event, tagged by `event`.
-#[derive(Debug, Clone, PartialEq, JsonSchema)]
+/// An event, tagged by `event`. Later versions add event types without a version
+/// bump (§11); this one decodes them as [`Event::Unknown`].
+// Tags: the variant name in snake_case, by schemars and strum alike (tested below).
+#[derive(Debug, Clone, PartialEq, JsonSchema, strum::EnumDiscriminants)]
 #[schemars(tag = "event", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(EventKind),
+    vis(pub(crate)),
+    derive(strum::EnumString, strum::IntoStaticStr, strum::VariantNames),
+    strum(serialize_all = "snake_case")
+)]
+#[non_exhaustive]
 pub enum Event {
     /// A session started.
     SessionStarted(SessionStarted),
@@ -97,6 +128,7 @@ pub enum Event {
     GlobalStop(GlobalStop),
     /// An event type this version does not know: kept whole, otherwise ignored.
     #[schemars(skip)]
+    #[strum_discriminants(strum(disabled))]
     Unknown {
         /// Its `event` name.
         name: String,
@@ -109,11 +141,8 @@ impl Event {
     /// The wire name (`"session_started"`, or the unknown name).
     pub fn name(&self) -> &str {
         match self {
-            Event::SessionStarted(_) => "session_started",
-            Event::SessionEnded(_) => "session_ended",
-            Event::DomainBlocked(_) => "domain_blocked",
-            Event::GlobalStop(_) => "global_stop",
             Event::Unknown { name, .. } => name,
+            known => EventKind::from(known).into(),
         }
     }
 }
@@ -149,26 +178,69 @@ impl<'de> Deserialize<'de> for Event {
             .and_then(Value::as_str)
             .ok_or_else(|| D::Error::custom("event: missing string field `event`"))?
             .to_owned();
-        let parse = |what: &str| D::Error::custom(format!("event {what}: invalid fields"));
-        Ok(match name.as_str() {
-            "session_started" => Event::SessionStarted(
-                crate::decode::from_object(&raw, &["event"])
-                    .map_err(|e| D::Error::custom(format!("session_started: {e}")))?,
-            ),
-            "session_ended" => Event::SessionEnded(
-                crate::decode::from_object(&raw, &["event"])
-                    .map_err(|e| D::Error::custom(format!("session_ended: {e}")))?,
-            ),
-            "domain_blocked" => Event::DomainBlocked(
-                crate::decode::from_object(&raw, &["event"])
-                    .map_err(|e| D::Error::custom(format!("domain_blocked: {e}")))?,
-            ),
-            "global_stop" => Event::GlobalStop(
-                crate::decode::from_object(&raw, &["event"])
-                    .map_err(|e| D::Error::custom(format!("global_stop: {e}")))?,
-            ),
-            _ if raw.is_object() => Event::Unknown { name, raw },
-            _ => return Err(parse(&name)),
-        })
+        let fields = |e: String| D::Error::custom(format!("{name}: {e}"));
+        match name.parse::<EventKind>() {
+            Ok(EventKind::SessionStarted) => from_object(&raw, &["event"])
+                .map(Event::SessionStarted)
+                .map_err(fields),
+            Ok(EventKind::SessionEnded) => from_object(&raw, &["event"])
+                .map(Event::SessionEnded)
+                .map_err(fields),
+            Ok(EventKind::DomainBlocked) => from_object(&raw, &["event"])
+                .map(Event::DomainBlocked)
+                .map_err(fields),
+            Ok(EventKind::GlobalStop) => from_object(&raw, &["event"])
+                .map(Event::GlobalStop)
+                .map_err(fields),
+            // `Unknown` has no wire name of its own (strum-disabled), so it never parses.
+            Ok(EventKind::Unknown) | Err(_) if raw.is_object() => Ok(Event::Unknown { name, raw }),
+            Ok(EventKind::Unknown) | Err(_) => {
+                Err(D::Error::custom(format!("event {name}: invalid fields")))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// strum's names (used to encode and decode) are schemars' tags, which follow
+    /// serde's rename rule; `Unknown` has none of its own.
+    #[test]
+    fn event_kinds_are_the_wire_tags() {
+        let schema = serde_json::to_value(schemars::schema_for!(Event)).expect("schema");
+        let tags: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .expect("oneOf")
+            .iter()
+            .map(|v| v["properties"]["event"]["const"].as_str().expect("const"))
+            .collect();
+        let names = <EventKind as strum::VariantNames>::VARIANTS;
+        assert_eq!(tags, names[..names.len() - 1]);
+        assert!("unknown".parse::<EventKind>().is_err());
+        let ended = Event::SessionEnded(SessionEnded {
+            tab_id: TabId(1),
+            reason: SessionEndReason::Stopped,
+            action_count: 0,
+            ended_at: 0,
+        });
+        assert_eq!(
+            serde_json::to_value(&ended).expect("event")["event"],
+            ended.name()
+        );
+    }
+
+    #[test]
+    fn end_reasons_are_their_wire_names() {
+        use strum::IntoEnumIterator;
+        for reason in SessionEndReason::iter() {
+            let wire = serde_json::to_value(reason).expect("reason");
+            assert_eq!(wire, reason.as_str());
+            assert_eq!(
+                serde_json::from_value::<SessionEndReason>(wire).ok(),
+                Some(reason)
+            );
+        }
     }
 }

@@ -97,9 +97,23 @@ pub enum Checked {
     Mixed,
 }
 
-/// Obstacle kinds (§8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Obstacle kinds (§8). Non-exhaustive: a later version may detect more kinds,
+/// so code outside this crate matches with a wildcard arm.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+#[non_exhaustive]
 pub enum ObstacleType {
     /// A login is needed to go on.
     AuthWall,
@@ -107,6 +121,13 @@ pub enum ObstacleType {
     Captcha,
     /// The site refuses access.
     AccessDenied,
+}
+
+impl ObstacleType {
+    /// The wire name, e.g. `"auth_wall"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// How sure the detection is: `high` is terminal for the agent, `low` a hint.

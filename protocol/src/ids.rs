@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(transparent)]
-pub struct RequestId(pub String);
+pub struct RequestId(#[schemars(length(min = 1))] pub String);
 
-/// A Chrome tab id (`chrome.tabs.Tab.id`), the session key (§10).
+/// A Chrome tab id (`chrome.tabs.Tab.id`), which names a session.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
@@ -33,6 +33,9 @@ pub struct WindowId(pub i64);
 pub struct Uid(pub String);
 
 impl Uid {
+    /// The uid pattern (§6), as the schema states it; [`Uid::is_valid`] checks it.
+    pub const PATTERN: &str = "^e[0-9]+$";
+
     /// The uid for counter value `n` (`e{n}`).
     pub fn from_index(n: u64) -> Self {
         Uid(format!("e{n}"))
@@ -64,7 +67,7 @@ impl JsonSchema for Uid {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "pattern": "^e[0-9]+$",
+            "pattern": Uid::PATTERN,
             "description": "Element uid from the last extract of this tab, e.g. \"e7\"."
         })
     }

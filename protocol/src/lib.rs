@@ -28,7 +28,7 @@ pub use envelope::{
     Ack, Auth, Challenge, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request,
     Response,
 };
-pub use error::{BridgeError, ErrorCode};
+pub use error::{BridgeError, ErrorCode, UnknownCode};
 pub use event::{Event, SessionEndReason};
 pub use extract::{Element, ExtractResult, Obstacle};
 pub use ids::{RequestId, TabId, Uid, WindowId};

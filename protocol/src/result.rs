@@ -9,9 +9,20 @@ use crate::extract::ExtractResult;
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 
-/// The `result` of a successful response, tagged by `action`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// The `result` of a successful response, tagged by `action`: the action it answers.
+// Named like `Action`'s variants, by strum and serde alike (tests/names.rs).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantNames,
+)]
 #[serde(tag = "action", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ActionResult {
     /// `navigate`.
     Navigate(PageResult),
@@ -119,8 +130,20 @@ pub struct ListTabsResult {
 }
 
 /// JavaScript dialog kinds (CDP `Page.DialogType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum DialogType {
     /// `alert()`.
     Alert,
@@ -130,6 +153,13 @@ pub enum DialogType {
     Prompt,
     /// `beforeunload`.
     Beforeunload,
+}
+
+impl DialogType {
+    /// The wire name, e.g. `"beforeunload"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// A dialog the action opened (§5): answer it with `handle_dialog`.
@@ -263,8 +293,8 @@ pub struct EvaluateResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EvaluateValue {
-    /// Serialised length over [`EVALUATE_MAX_BYTES`]: the first 8 192 bytes and
-    /// `…[truncated N chars]`.
+    /// Serialised length over [`EVALUATE_MAX_BYTES`]: its first
+    /// [`EVALUATE_MAX_BYTES`] bytes and `…[truncated N chars]`.
     Truncated {
         /// Always true.
         truncated: bool,
@@ -342,28 +372,6 @@ pub struct HandleDialogResult {
 impl ActionResult {
     /// The wire name of the action this result answers.
     pub fn action_name(&self) -> &'static str {
-        match self {
-            ActionResult::Navigate(_) => "navigate",
-            ActionResult::OpenTab(_) => "open_tab",
-            ActionResult::CloseTab(_) => "close_tab",
-            ActionResult::ListTabs(_) => "list_tabs",
-            ActionResult::GoBack(_) => "go_back",
-            ActionResult::GoForward(_) => "go_forward",
-            ActionResult::Reload(_) => "reload",
-            ActionResult::Click(_) => "click",
-            ActionResult::Hover(_) => "hover",
-            ActionResult::Type(_) => "type",
-            ActionResult::PressKey(_) => "press_key",
-            ActionResult::SelectOption(_) => "select_option",
-            ActionResult::Scroll(_) => "scroll",
-            ActionResult::WaitFor(_) => "wait_for",
-            ActionResult::Extract(_) => "extract",
-            ActionResult::Evaluate(_) => "evaluate",
-            ActionResult::Screenshot(_) => "screenshot",
-            ActionResult::UploadFile(_) => "upload_file",
-            ActionResult::HandleDialog(_) => "handle_dialog",
-            ActionResult::ListPageTools(_) => "list_page_tools",
-            ActionResult::CallPageTool(_) => "call_page_tool",
-        }
+        self.into()
     }
 }

@@ -1,11 +1,12 @@
 //! JSON Schemas generated from the protocol types (PROTOCOL.md §3, §5).
 //!
-//! schemars derives the shapes; this module then adds the rules that
-//! [`Action::validate`](crate::Action::validate) enforces and serde cannot express
-//! (exactly one target, bounds, non-empty lists), so that a client validating
-//! against [`action_schema`] alone refuses what the decoder refuses. Every patch
-//! names the property it touches and panics when the property is missing, so a
-//! renamed field breaks the schema test instead of silently dropping a rule.
+//! schemars derives the shapes together with the rules that
+//! [`Action::validate`](crate::Action::validate) enforces and serde cannot express:
+//! bounds, patterns and non-empty lists are `#[schemars(...)]` attributes on the
+//! fields (on the same constants the validator reads), the target rules `extend`
+//! attributes on the structs. So a client validating against [`action_schema`]
+//! alone refuses what the decoder refuses (the golden vectors check both). This
+//! module only adds the unknown-event branch and derives the flat tool schema.
 //!
 //! Three schemas, committed under `protocol/schema/` by the schema test:
 //! - [`action_schema`]: the strict `Action` union (a top-level `oneOf`).
@@ -15,7 +16,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::action::{ACTION_NAMES, TARGETED_ACTIONS, WAIT_FOR_MAX_TIMEOUT_MS};
+use crate::action::ACTION_NAMES;
 
 /// Names of the properties of one action in the flat tool schema that are not
 /// parameters (the tag).
@@ -28,10 +29,7 @@ const TAG: &str = "action";
 /// `paths`, `scroll.amount` > 0, non-blank `url`/`selector`, non-empty `key`/`tool`.
 /// Keys are sorted, so the value prints the same on every build.
 pub fn action_schema() -> Value {
-    let mut schema = generated::<crate::Action>();
-    let union = schema.clone();
-    patch_actions(&union, defs_mut(&mut schema));
-    sort_keys(schema)
+    sort_keys(generated::<crate::Action>())
 }
 
 /// JSON Schema (draft 2020-12) of the [`Message`](crate::Message) union: every
@@ -40,14 +38,7 @@ pub fn action_schema() -> Value {
 /// decoder keeps as `Event::Unknown`, §1) validates too.
 pub fn envelope_schema() -> Value {
     let mut schema = generated::<crate::Message>();
-    let defs = defs_mut(&mut schema);
-    let union = defs
-        .get("Action")
-        .cloned()
-        .expect("Message schema defines Action");
-    patch_actions(&union, defs);
-    def_mut(defs, "RequestId").insert("minLength".into(), json!(1));
-    allow_unknown_events(def_mut(defs, "Event"));
+    allow_unknown_events(def_mut(defs_mut(&mut schema), "Event"));
     sort_keys(schema)
 }
 
@@ -219,82 +210,6 @@ fn def_name(variant: &Value) -> &str {
         .as_str()
         .and_then(|r| r.strip_prefix("#/$defs/"))
         .expect("each variant refers to its parameter struct")
-}
-
-/// The property `prop` of definition `def`, which must exist.
-fn prop_mut<'a>(
-    defs: &'a mut Map<String, Value>,
-    def: &str,
-    prop: &str,
-) -> &'a mut Map<String, Value> {
-    def_mut(defs, def)
-        .get_mut("properties")
-        .and_then(|p| p.get_mut(prop))
-        .and_then(Value::as_object_mut)
-        .unwrap_or_else(|| panic!("schema: {def} has no property {prop}"))
-}
-
-fn set(defs: &mut Map<String, Value>, def: &str, prop: &str, rules: Value) {
-    let target = prop_mut(defs, def, prop);
-    for (k, v) in rules.as_object().expect("rules are an object") {
-        target.insert(k.clone(), v.clone());
-    }
-}
-
-/// A present, non-null property: the decoder reads an explicit `null` as absent.
-fn given(prop: &str) -> Value {
-    json!({ "required": [prop], "properties": { prop: { "not": { "type": "null" } } } })
-}
-
-/// Adds [`crate::Action::validate`]'s rules to the parameter definitions that
-/// `union`'s variants point at.
-fn patch_actions(union: &Value, defs: &mut Map<String, Value>) {
-    // Contains a non-whitespace char: `trim().is_empty()` is refused.
-    let not_blank = json!({ "pattern": "\\S" });
-    for (name, variant) in variants(union) {
-        let def = def_name(variant).to_owned();
-        let d = def.as_str();
-        if TARGETED_ACTIONS.contains(&name) {
-            def_mut(defs, d).insert("oneOf".into(), json!([given("uid"), given("selector")]));
-            set(defs, d, "selector", not_blank.clone());
-        }
-        match name {
-            "navigate" | "open_tab" => set(defs, d, "url", not_blank.clone()),
-            "click" => set(defs, d, "clickCount", json!({ "minimum": 1, "maximum": 3 })),
-            "wait_for" => set(
-                defs,
-                d,
-                "timeoutMs",
-                json!({ "maximum": WAIT_FOR_MAX_TIMEOUT_MS }),
-            ),
-            "screenshot" => set(defs, d, "quality", json!({ "minimum": 0, "maximum": 100 })),
-            "select_option" => set(defs, d, "values", json!({ "minItems": 1 })),
-            "upload_file" => set(
-                defs,
-                d,
-                "paths",
-                json!({
-                    "minItems": 1,
-                    // Absolute: `/…`, `\\server\…` or `C:\…` / `C:/…`.
-                    "items": { "type": "string", "pattern": "^(/|\\\\\\\\|[A-Za-z]:[\\\\/])" }
-                }),
-            ),
-            "scroll" => {
-                let both = json!({
-                    "required": ["uid", "selector"],
-                    "properties": {
-                        "uid": { "not": { "type": "null" } },
-                        "selector": { "not": { "type": "null" } }
-                    }
-                });
-                def_mut(defs, d).insert("not".into(), both);
-                set(defs, d, "amount", json!({ "exclusiveMinimum": 0 }));
-            }
-            "press_key" => set(defs, d, "key", json!({ "minLength": 1 })),
-            "call_page_tool" => set(defs, d, "tool", json!({ "minLength": 1 })),
-            _ => {}
-        }
-    }
 }
 
 /// Adds a branch to the `Event` union for event names this version does not know.

@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
-use crate::action::{ACTION_NAMES, Action, WAIT_FOR_MAX_TIMEOUT_MS, exactly_one_target};
+use crate::action::{
+    ACTION_NAMES, Action, CLICK_COUNT, SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS,
+    exactly_one_target,
+};
 use crate::error::BridgeError;
 use crate::ids::Uid;
 
@@ -64,9 +67,11 @@ impl Action {
             Action::Click(p) => {
                 target(&p.uid, &p.selector)?;
                 match p.click_count {
-                    Some(n) if !(1..=3).contains(&n) => {
-                        fail(format!("clickCount must be 1..3, got {n}"))
-                    }
+                    Some(n) if !CLICK_COUNT.contains(&n) => fail(format!(
+                        "clickCount must be {}..{}, got {n}",
+                        CLICK_COUNT.start(),
+                        CLICK_COUNT.end()
+                    )),
                     _ => Ok(()),
                 }
             }
@@ -105,7 +110,7 @@ impl Action {
                 if let Some(uid) = &p.uid
                     && !Uid::is_valid(&uid.0)
                 {
-                    return fail(format!("uid must match ^e[0-9]+$, got {:?}", uid.0));
+                    return fail(format!("uid must match {}, got {:?}", Uid::PATTERN, uid.0));
                 }
                 match p.amount {
                     Some(a) if !(a.is_finite() && a > 0.0) => fail(format!(
@@ -116,7 +121,9 @@ impl Action {
             }
             Action::PressKey(p) if p.key.is_empty() => fail("key must not be empty".into()),
             Action::Screenshot(p) => match p.quality {
-                Some(q) if q > 100 => fail(format!("quality must be 0..100, got {q}")),
+                Some(q) if q > SCREENSHOT_QUALITY_MAX => fail(format!(
+                    "quality must be 0..{SCREENSHOT_QUALITY_MAX}, got {q}"
+                )),
                 _ => Ok(()),
             },
             Action::CallPageTool(p) if p.tool.is_empty() => fail("tool must not be empty".into()),
@@ -131,7 +138,8 @@ fn check_target(uid: &Option<Uid>, selector: &Option<String>) -> Result<(), Brid
         && !Uid::is_valid(&uid.0)
     {
         return Err(BridgeError::invalid_request(format!(
-            "uid must match ^e[0-9]+$, got {:?}",
+            "uid must match {}, got {:?}",
+            Uid::PATTERN,
             uid.0
         )));
     }

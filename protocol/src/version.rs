@@ -25,8 +25,9 @@ pub const HELLO_TIMEOUT_MS: u64 = 10_000;
 /// The extension sends `ping` this often (ms, §3).
 pub const PING_INTERVAL_MS: u64 = 20_000;
 
-/// The backend closes a connection from which nothing arrived for this long (ms, §3).
-pub const IDLE_CLOSE_MS: u64 = 60_000;
+/// The backend closes a connection from which nothing arrived for this long (ms,
+/// §3): three ping intervals, so two lost pings are not yet a dead peer (60 s).
+pub const IDLE_CLOSE_MS: u64 = 3 * PING_INTERVAL_MS;
 
 /// Checks `hello.protocolVersion` against `[min, PROTOCOL_VERSION]`.
 ///

@@ -198,9 +198,14 @@ fn every_action_name_decodes_and_names_itself() {
             _ => json!({"action": name}),
         }
     };
-    for name in ACTION_NAMES {
+    for &name in ACTION_NAMES {
         let action = Action::from_value(minimal(name)).expect(name);
+        // strum's name, serde's tag on the way in and on the way out agree.
         assert_eq!(action.name(), name);
+        assert_eq!(
+            serde_json::to_value(&action).expect("encodes")["action"],
+            name
+        );
     }
 }
 
@@ -300,13 +305,17 @@ fn evaluate_values_are_cut_at_8192_bytes() {
 
 #[test]
 fn error_codes_are_the_fourteen_of_section_4() {
-    assert_eq!(ErrorCode::ALL.len(), 14);
-    for code in ErrorCode::ALL {
-        assert_eq!(
-            serde_json::to_value(code).expect("code"),
-            json!(code.as_str())
-        );
+    assert_eq!(ErrorCode::known().count(), 14);
+    for code in ErrorCode::known() {
+        let wire = serde_json::to_value(&code).expect("code");
+        assert_eq!(wire, json!(code.as_str()));
         assert_eq!(code.to_string(), code.as_str());
+        assert_eq!(
+            serde_json::from_value::<ErrorCode>(wire).expect("decodes"),
+            code
+        );
+        assert_eq!(ErrorCode::from_wire(code.as_str()), Some(code.clone()));
+        assert!(!matches!(code, ErrorCode::Unknown(_)));
     }
     assert_eq!(Truncated::default().into_option(), None);
     let t = Truncated {

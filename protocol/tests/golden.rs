@@ -175,7 +175,7 @@ fn vectors_cover_every_envelope_action_and_result() {
         "pong",
     ];
     assert_eq!(types, all_types.iter().map(|s| s.to_string()).collect());
-    let every: BTreeSet<&str> = ACTION_NAMES.into_iter().collect();
+    let every: BTreeSet<&str> = ACTION_NAMES.iter().copied().collect();
     assert_eq!(actions, every, "request vectors");
     assert_eq!(results, every, "response vectors");
     assert!(unknown_event, "no unknown-event vector");
@@ -198,6 +198,21 @@ fn unknown_event_is_kept_whole() {
         }
         other => panic!("expected Unknown, got {other:?}"),
     }
+}
+
+/// A newer peer's error code decodes as `ErrorCode::Unknown`, kept as sent (§4, §12).
+#[test]
+fn unknown_error_code_is_kept_whole() {
+    let v = vectors()
+        .into_iter()
+        .find(|v| v.name == "response-error-unknown-code")
+        .expect("response-error-unknown-code vector");
+    let Message::Response(r) = Message::decode(&v.text()).expect("decodes") else {
+        panic!("not a response");
+    };
+    let error = r.outcome.expect_err("an error response");
+    assert!(matches!(error.code, ErrorCode::Unknown(_)), "{error:?}");
+    assert_eq!(error.code.as_str(), v.doc["message"]["error"]["code"]);
 }
 
 fn validator(file: &str) -> jsonschema::Validator {

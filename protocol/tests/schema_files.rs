@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use browser_bridge_protocol::ACTION_NAMES;
 use browser_bridge_protocol::schema::{action_schema, envelope_schema, pretty, tool_schema};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn schema_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema")
@@ -37,6 +37,16 @@ fn committed_schemas_are_up_to_date() {
         "out of date with the types: {stale:?}; run `UPDATE_SCHEMA=1 cargo test -p \
          browser-bridge-protocol --test schema_files` and commit protocol/schema/"
     );
+}
+
+/// Models read the action and tool schemas and cannot look up "§6": their
+/// descriptions state each rule in words.
+#[test]
+fn agent_facing_schemas_name_no_protocol_sections() {
+    for (file, schema) in [("action", action_schema()), ("tool", tool_schema())] {
+        let text = schema.to_string();
+        assert!(!text.contains('§'), "{file} schema names a section: {text}");
+    }
 }
 
 #[test]
@@ -134,4 +144,37 @@ fn strict_schema_encodes_the_target_rule() {
     assert_eq!(defs["Uid"]["pattern"], "^e[0-9]+$");
     let envelope: Value = envelope_schema();
     assert_eq!(envelope["$defs"]["Click"], defs["Click"]);
+}
+
+/// schemars drops a bound silently when the field's type does not take it (a
+/// `range` on a string): every bound the decoder checks is in the schema.
+#[test]
+fn strict_schema_carries_every_field_bound() {
+    let strict = action_schema();
+    let prop = |def: &str, field: &str| strict["$defs"][def]["properties"][field].clone();
+    let has = |def: &str, field: &str, key: &str, want: Value| {
+        assert_eq!(prop(def, field)[key], want, "{def}.{field}.{key}");
+    };
+    has("Click", "clickCount", "minimum", json!(1));
+    has("Screenshot", "quality", "maximum", json!(100));
+    has("SelectOption", "values", "minItems", json!(1));
+    has("UploadFile", "paths", "minItems", json!(1));
+    assert!(prop("UploadFile", "paths")["items"]["pattern"].is_string());
+    has("Scroll", "amount", "exclusiveMinimum", json!(0));
+    has("PressKey", "key", "minLength", json!(1));
+    has("CallPageTool", "tool", "minLength", json!(1));
+    for def in ["Navigate", "OpenTab"] {
+        has(def, "url", "pattern", json!("\\S"));
+    }
+    for def in [
+        "Click",
+        "Hover",
+        "Type",
+        "SelectOption",
+        "UploadFile",
+        "WaitFor",
+    ] {
+        has(def, "selector", "pattern", json!("\\S"));
+    }
+    assert_eq!(envelope_schema()["$defs"]["RequestId"]["minLength"], 1);
 }

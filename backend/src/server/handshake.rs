@@ -219,18 +219,7 @@ pub fn token_matches(offered: &str, expected: &str) -> bool {
 
 /// The wire `type` of a message.
 pub(crate) fn message_type(message: &Message) -> &'static str {
-    match message {
-        Message::Hello(_) => "hello",
-        Message::Challenge(_) => "challenge",
-        Message::Auth(_) => "auth",
-        Message::Ack(_) => "ack",
-        Message::Reject(_) => "reject",
-        Message::Request(_) => "request",
-        Message::Response(_) => "response",
-        Message::Event(_) => "event",
-        Message::Ping(_) => "ping",
-        Message::Pong(_) => "pong",
-    }
+    message.name()
 }
 
 /// Why an upgrade request's `Origin` is refused (HTTP 403 before the handshake).

@@ -25,7 +25,8 @@ use crate::hub::HubStatus;
 use crate::server::handshake::token_matches;
 use crate::server::state::AppState;
 
-/// The HTTP status for an error code on `/v1/act`.
+/// The HTTP status for an error code on `/v1/act`. A code from a newer extension
+/// that this version does not know is passed through unchanged, as 422 (PROTOCOL.md §4).
 pub fn status_for(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::NotConnected => StatusCode::SERVICE_UNAVAILABLE,
@@ -197,7 +198,7 @@ pub async fn act(
     };
     match state.hub.act(action).await {
         Ok(result) => Json(result).into_response(),
-        Err(error) => error_response(status_for(error.code), error),
+        Err(error) => error_response(status_for(error.code.clone()), error),
     }
 }
 
@@ -298,5 +299,7 @@ mod tests {
             status_for(ErrorCode::ElementStale),
             StatusCode::UNPROCESSABLE_ENTITY
         );
+        let newer = ErrorCode::from_wire("rate_limited").expect("well-formed code");
+        assert_eq!(status_for(newer), StatusCode::UNPROCESSABLE_ENTITY);
     }
 }

@@ -3,6 +3,7 @@
 //! `navigation_failed` with Chrome's net error.
 
 use browser_bridge_protocol::action::Navigate;
+use browser_bridge_protocol::deadline::NAVIGATION_DEADLINE_MS;
 use browser_bridge_protocol::result::PageResult;
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use futures::future::{Either, select};
@@ -11,9 +12,10 @@ use serde_json::json;
 use crate::cdp::{self, NavigationHistory};
 use crate::sessions;
 
-/// Longest wait for a load after the navigation was accepted (ms); the backend's
-/// deadline (30 s) bounds the whole action anyway.
-pub const LOAD_TIMEOUT_MS: u32 = 28_000;
+/// Longest wait for a load after the navigation was accepted (ms): 2 s under the
+/// backend's navigation deadline, which bounds the whole action anyway, so the
+/// extension still answers in time.
+pub const LOAD_TIMEOUT_MS: u32 = (NAVIGATION_DEADLINE_MS - 2_000) as u32;
 
 /// `navigate`.
 ///

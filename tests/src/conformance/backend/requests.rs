@@ -16,8 +16,10 @@ use crate::conformance::wire::{expect_error, is_uuid_v4, short, str_field, u64_f
 /// `evaluate`'s backend deadline (§5), sent as `timeoutMs`.
 const EVALUATE_DEADLINE_MS: u64 = 15_000;
 
-/// Every code an extension can answer with, and the HTTP status `/v1/act` gives it.
-const PASS_THROUGH: [(&str, u16); 11] = [
+/// Every code an extension can answer with, and the HTTP status `/v1/act` gives it;
+/// last, a code from a newer extension that no version knows yet, which passes
+/// through unchanged too (§4, §12).
+const PASS_THROUGH: [(&str, u16); 12] = [
     ("invalid_request", 422),
     ("invalid_action", 422),
     ("domain_blocked", 422),
@@ -29,6 +31,7 @@ const PASS_THROUGH: [(&str, u16); 11] = [
     ("timeout", 504),
     ("cancelled", 422),
     ("internal_error", 422),
+    ("conformance_future_code", 422),
 ];
 
 /// Runs the request checks, each on a fresh connection with one shared clientId
