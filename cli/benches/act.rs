@@ -98,7 +98,7 @@ async fn main() {
     let Ok(Message::Challenge(challenge)) = Message::decode(challenge.to_text().unwrap()) else {
         panic!("expected a challenge: {challenge}")
     };
-    let answer = auth::answer_challenge(&token, &n_e, &challenge).expect("backend proof");
+    let answer = challenge.answer(&token, &n_e).expect("backend proof");
     ws.send(WsMessage::text(Message::Auth(answer).encode()))
         .await
         .unwrap();

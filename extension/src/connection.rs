@@ -354,7 +354,7 @@ fn on_challenge(generation: u32, challenge: &Challenge) {
     let answer = CONN.with(|c| {
         let c = c.borrow();
         let pending = c.pending.as_ref()?;
-        auth::answer_challenge(&pending.token, &pending.n_e, challenge)
+        challenge.answer(&pending.token, &pending.n_e)
     });
     let Some(answer) = answer else {
         return impostor(generation);

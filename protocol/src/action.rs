@@ -528,4 +528,31 @@ impl Action {
     }
 }
 
-pub use crate::validate::check_url_scheme;
+impl crate::decode::NamedDecode for Action {
+    fn decode_naming_field(value: &Value) -> Result<Self, String> {
+        use crate::action::*;
+        crate::decode::by_tag!(value, "action", ActionKind => Action {
+            Navigate(Navigate),
+            OpenTab(OpenTab),
+            CloseTab(CloseTab),
+            ListTabs(ListTabs),
+            GoBack(TabOnly),
+            GoForward(TabOnly),
+            Reload(TabOnly),
+            Click(Click),
+            Hover(Hover),
+            Type(Type),
+            PressKey(PressKey),
+            SelectOption(SelectOption),
+            Scroll(Scroll),
+            WaitFor(WaitFor),
+            Extract(TabOnly),
+            Evaluate(Evaluate),
+            Screenshot(Screenshot),
+            UploadFile(UploadFile),
+            HandleDialog(HandleDialog),
+            ListPageTools(TabOnly),
+            CallPageTool(CallPageTool),
+        })
+    }
+}

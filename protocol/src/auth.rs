@@ -14,7 +14,6 @@ use hmac::{KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::envelope::{Auth, Challenge};
 use crate::error::BridgeError;
 
 type HmacSha256 = hmac::Hmac<Sha256>;
@@ -148,18 +147,6 @@ pub fn verify_server_proof(token: &str, nonce: &str, proof: &str) -> bool {
     verify(token, LABEL_SERVER, &[nonce], proof)
 }
 
-/// The extension's side of §2 after `challenge`: `Some(auth)` carrying `P_E` when
-/// the challenge's `P_B` proves the backend knows `token`, `None` when it does not
-/// (the extension then closes and sends nothing else). `n_e` is the nonce of the
-/// extension's own `hello`.
-pub fn answer_challenge(token: &str, n_e: &str, challenge: &Challenge) -> Option<Auth> {
-    let shaped =
-        check_nonce("nonce", &challenge.nonce).is_ok() && check_proof(&challenge.proof).is_ok();
-    (shaped && verify_backend_proof(token, n_e, &challenge.nonce, &challenge.proof)).then(|| Auth {
-        proof: extension_proof(token, n_e, &challenge.nonce),
-    })
-}
-
 /// The path of the HTTP hello (PROTOCOL.md §2.1): the server proves it knows
 /// the token before a client sends it.
 pub const HELLO_PATH: &str = "/v1/hello";
@@ -178,6 +165,7 @@ pub struct HelloAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::Challenge;
 
     const TOKEN: &str = "s3cret-token";
 
@@ -243,14 +231,11 @@ mod tests {
         assert!(!verify_backend_proof(TOKEN, &n_e, &"C".repeat(43), &p_b));
         assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, "not base64!"));
         assert!(!verify_backend_proof(TOKEN, &n_e, &n_b, ""));
-        let answered = answer_challenge(
-            TOKEN,
-            &n_e,
-            &Challenge {
-                nonce: n_b.clone(),
-                proof: p_b.clone(),
-            },
-        );
+        let answered = Challenge {
+            nonce: n_b.clone(),
+            proof: p_b.clone(),
+        }
+        .answer(TOKEN, &n_e);
         assert!(verify_extension_proof(
             TOKEN,
             &n_e,
@@ -261,12 +246,12 @@ mod tests {
             nonce: n_b.clone(),
             proof: backend_proof("guess", &n_e, &n_b),
         };
-        assert_eq!(answer_challenge(TOKEN, &n_e, &forged), None);
+        assert_eq!(forged.answer(TOKEN, &n_e), None);
         let short = Challenge {
             nonce: "B".into(),
             proof: backend_proof(TOKEN, &n_e, "B"),
         };
-        assert_eq!(answer_challenge(TOKEN, &n_e, &short), None);
+        assert_eq!(short.answer(TOKEN, &n_e), None);
         let server = server_proof(TOKEN, "abcdefghijklmnop");
         assert!(verify_server_proof(TOKEN, "abcdefghijklmnop", &server));
         assert!(!verify_server_proof(TOKEN, "abcdefghijklmnoq", &server));

@@ -23,10 +23,6 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::action::Action;
-use crate::envelope::Message;
-use crate::result::ActionResult;
-
 /// A type [`from_object`] can decode with the failing field named.
 pub(crate) trait NamedDecode: DeserializeOwned {
     /// Decodes `value` again after a plain decode failed, naming the field: the
@@ -39,7 +35,7 @@ pub(crate) trait NamedDecode: DeserializeOwned {
 
 /// Decodes `value` as `T` through `serde_path_to_error`; the error is prefixed with
 /// the path unless it is the root (`missing field` errors name the field already).
-fn with_path<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
+pub(crate) fn with_path<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
@@ -85,7 +81,7 @@ fn strip_tag_prefix(message: String, tags: &[&str]) -> String {
 }
 
 /// The object without its tag key, as serde's internally tagged enums see a variant.
-fn without(map: &Map<String, Value>, tag: &str) -> Value {
+pub(crate) fn without(map: &Map<String, Value>, tag: &str) -> Value {
     let mut map = map.clone();
     map.remove(tag);
     Value::Object(map)
@@ -97,104 +93,23 @@ fn without(map: &Map<String, Value>, tag: &str) -> Value {
 macro_rules! by_tag {
     ($value:expr, $tag:literal, $kind:ident => $enum:ident { $($variant:ident($ty:ty),)* }) => {{
         let Value::Object(map) = $value else {
-            return with_path($value);
+            return $crate::decode::with_path($value);
         };
         match map.get($tag).and_then(Value::as_str).and_then(|t| t.parse::<$kind>().ok()) {
-            $(Some($kind::$variant) => with_path::<$ty>(&without(map, $tag)).map($enum::$variant),)*
-            _ => with_path($value),
+            $(Some($kind::$variant) => $crate::decode::with_path::<$ty>(
+                &$crate::decode::without(map, $tag),
+            )
+            .map($enum::$variant),)*
+            _ => $crate::decode::with_path($value),
         }
     }};
 }
-
-impl NamedDecode for Message {
-    fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::envelope::{
-            Ack, Auth, Challenge, EventMessage, Hello, MessageKind, Ping, Pong, Reject,
-        };
-        by_tag!(value, "type", MessageKind => Message {
-            Hello(Hello),
-            Challenge(Challenge),
-            Auth(Auth),
-            Ack(Ack),
-            Reject(Reject),
-            Event(EventMessage),
-            Ping(Ping),
-            Pong(Pong),
-        })
-    }
-}
-
-impl NamedDecode for Action {
-    fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::action::*;
-        by_tag!(value, "action", ActionKind => Action {
-            Navigate(Navigate),
-            OpenTab(OpenTab),
-            CloseTab(CloseTab),
-            ListTabs(ListTabs),
-            GoBack(TabOnly),
-            GoForward(TabOnly),
-            Reload(TabOnly),
-            Click(Click),
-            Hover(Hover),
-            Type(Type),
-            PressKey(PressKey),
-            SelectOption(SelectOption),
-            Scroll(Scroll),
-            WaitFor(WaitFor),
-            Extract(TabOnly),
-            Evaluate(Evaluate),
-            Screenshot(Screenshot),
-            UploadFile(UploadFile),
-            HandleDialog(HandleDialog),
-            ListPageTools(TabOnly),
-            CallPageTool(CallPageTool),
-        })
-    }
-}
-
-impl NamedDecode for ActionResult {
-    fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::ExtractResult;
-        use crate::action::ActionKind;
-        use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
-        use crate::result::*;
-        // Results are named after their actions (checked by `result::tests`).
-        by_tag!(value, "action", ActionKind => ActionResult {
-            Navigate(PageResult),
-            OpenTab(OpenTabResult),
-            CloseTab(TabResult),
-            ListTabs(ListTabsResult),
-            GoBack(PageResult),
-            GoForward(PageResult),
-            Reload(PageResult),
-            Click(ClickResult),
-            Hover(TabResult),
-            Type(TypeResult),
-            PressKey(PressKeyResult),
-            SelectOption(SelectOptionResult),
-            Scroll(ScrollResult),
-            WaitFor(WaitForResult),
-            Extract(ExtractResult),
-            Evaluate(EvaluateResult),
-            Screenshot(ScreenshotResult),
-            UploadFile(UploadFileResult),
-            HandleDialog(HandleDialogResult),
-            ListPageTools(ListPageToolsResult),
-            CallPageTool(CallPageToolResult),
-        })
-    }
-}
-
-impl NamedDecode for crate::error::BridgeError {}
-impl NamedDecode for crate::event::SessionStarted {}
-impl NamedDecode for crate::event::SessionEnded {}
-impl NamedDecode for crate::event::DomainBlocked {}
-impl NamedDecode for crate::event::GlobalStop {}
+pub(crate) use by_tag;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Action, ActionResult, Message};
     use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]

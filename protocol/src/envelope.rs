@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::action::Action;
+use crate::auth;
 use crate::error::BridgeError;
 use crate::event::Event;
 use crate::ids::RequestId;
@@ -157,6 +158,20 @@ pub struct DecodeError {
     pub id: Option<RequestId>,
     /// The `invalid_request` error.
     pub error: BridgeError,
+}
+
+impl Challenge {
+    /// The extension's side of §2 after `challenge`: `Some(auth)` carrying `P_E`
+    /// when `P_B` proves the backend knows `token`, `None` when it does not (the
+    /// extension then closes and sends nothing else). `n_e` is the nonce of the
+    /// extension's own `hello`. Constant-time comparison ([`auth`]).
+    pub fn answer(&self, token: &str, n_e: &str) -> Option<Auth> {
+        let shaped = auth::check_nonce("nonce", &self.nonce).is_ok()
+            && auth::check_proof(&self.proof).is_ok();
+        (shaped && auth::verify_backend_proof(token, n_e, &self.nonce, &self.proof)).then(|| Auth {
+            proof: auth::extension_proof(token, n_e, &self.nonce),
+        })
+    }
 }
 
 impl DecodeError {
@@ -361,6 +376,24 @@ impl JsonSchema for Response {
                 { "required": ["result"], "not": { "required": ["error"] } },
                 { "required": ["error"], "not": { "required": ["result"] } }
             ]
+        })
+    }
+}
+
+impl crate::decode::NamedDecode for Message {
+    fn decode_naming_field(value: &Value) -> Result<Self, String> {
+        use crate::envelope::{
+            Ack, Auth, Challenge, EventMessage, Hello, MessageKind, Ping, Pong, Reject,
+        };
+        crate::decode::by_tag!(value, "type", MessageKind => Message {
+            Hello(Hello),
+            Challenge(Challenge),
+            Auth(Auth),
+            Ack(Ack),
+            Reject(Reject),
+            Event(EventMessage),
+            Ping(Ping),
+            Pong(Pong),
         })
     }
 }

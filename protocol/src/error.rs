@@ -181,6 +181,8 @@ impl BridgeError {
     }
 }
 
+impl crate::decode::NamedDecode for BridgeError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,6 +201,11 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
+impl crate::decode::NamedDecode for SessionStarted {}
+impl crate::decode::NamedDecode for SessionEnded {}
+impl crate::decode::NamedDecode for DomainBlocked {}
+impl crate::decode::NamedDecode for GlobalStop {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ pub mod text;
 mod validate;
 pub mod version;
 
-pub use action::{ACTION_NAMES, Action, ElementTarget, check_url_scheme};
+pub use action::{ACTION_NAMES, Action, ElementTarget};
 pub use envelope::{
     Ack, Auth, Challenge, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request,
     Response,
@@ -33,6 +33,7 @@ pub use event::{Event, SessionEndReason};
 pub use extract::{Element, ExtractResult, Obstacle};
 pub use ids::{RequestId, TabId, Uid, WindowId};
 pub use result::ActionResult;
+pub use validate::check_url_scheme;
 pub use version::{
     MAX_MESSAGE_BYTES, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_version,
 };

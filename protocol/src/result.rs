@@ -375,3 +375,36 @@ impl ActionResult {
         self.into()
     }
 }
+
+impl crate::decode::NamedDecode for ActionResult {
+    fn decode_naming_field(value: &Value) -> Result<Self, String> {
+        use crate::ExtractResult;
+        use crate::action::ActionKind;
+        use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
+        use crate::result::*;
+        // Results are named after their actions (checked by `result::tests`).
+        crate::decode::by_tag!(value, "action", ActionKind => ActionResult {
+            Navigate(PageResult),
+            OpenTab(OpenTabResult),
+            CloseTab(TabResult),
+            ListTabs(ListTabsResult),
+            GoBack(PageResult),
+            GoForward(PageResult),
+            Reload(PageResult),
+            Click(ClickResult),
+            Hover(TabResult),
+            Type(TypeResult),
+            PressKey(PressKeyResult),
+            SelectOption(SelectOptionResult),
+            Scroll(ScrollResult),
+            WaitFor(WaitForResult),
+            Extract(ExtractResult),
+            Evaluate(EvaluateResult),
+            Screenshot(ScreenshotResult),
+            UploadFile(UploadFileResult),
+            HandleDialog(HandleDialogResult),
+            ListPageTools(ListPageToolsResult),
+            CallPageTool(CallPageToolResult),
+        })
+    }
+}

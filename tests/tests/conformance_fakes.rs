@@ -70,7 +70,7 @@ async fn session(url: &str, token: &str, fake: Fake) -> bool {
                         Fake::Trusting => Some(Auth {
                             proof: auth::extension_proof(token, &n_e, &challenge.nonce),
                         }),
-                        _ => auth::answer_challenge(token, &n_e, &challenge),
+                        _ => challenge.answer(token, &n_e),
                     };
                     let Some(answer) = answer else {
                         return true;

@@ -73,7 +73,8 @@ impl FakeExtension {
         let Message::Challenge(challenge) = next_message(&mut socket).await else {
             panic!("expected a challenge")
         };
-        let proof = auth::answer_challenge(token, &n_e, &challenge)
+        let proof = challenge
+            .answer(token, &n_e)
             .expect("the backend proves it knows the token");
         socket
             .send(WsMessage::text(Message::Auth(proof).encode()))
