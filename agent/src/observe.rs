@@ -62,18 +62,14 @@ pub fn of_result(result: &ActionResult, include_text: bool) -> Observation {
             let mut outcome = format!("{} elements", extract.elements.len());
             let mut terminal = None;
             if let Some(obstacle) = &extract.obstacle {
-                let kind = serde_json::to_value(obstacle.obstacle_type)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                let high = obstacle.confidence == Confidence::High;
-                outcome.push_str(&format!(
-                    ", obstacle {kind} ({})",
-                    if high { "high" } else { "low" }
-                ));
-                if high {
+                let kind = obstacle.obstacle_type.as_str();
+                let level = obstacle.confidence.as_str();
+                outcome.push_str(&format!(", obstacle {kind} ({level})"));
+                // Only `high` ends the run; `medium` and `low` reach the model with
+                // their advice in the rendered extract (PROTOCOL.md §8).
+                if obstacle.confidence == Confidence::High {
                     terminal = Some(Terminal::Obstacle {
-                        kind,
+                        kind: kind.to_owned(),
                         message: obstacle.message.clone(),
                     });
                 }
@@ -159,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn a_high_obstacle_is_terminal_a_low_one_is_not() {
+    fn a_high_obstacle_is_terminal_a_medium_or_low_one_is_not() {
         let high = of_result(
             &page(Some(Obstacle {
                 obstacle_type: ObstacleType::AuthWall,
@@ -191,6 +187,24 @@ mod tests {
         );
         assert_eq!(low.terminal, None);
         assert_eq!(low.outcome, "0 elements, obstacle auth_wall (low)");
+        let medium = of_result(
+            &page(Some(Obstacle {
+                obstacle_type: ObstacleType::AccessDenied,
+                confidence: Confidence::Medium,
+                message: "a short denial message".into(),
+            })),
+            false,
+        );
+        assert_eq!(medium.terminal, None);
+        assert_eq!(
+            medium.outcome,
+            "0 elements, obstacle access_denied (medium)"
+        );
+        assert!(medium.content.contains(
+            "obstacle: access_denied (medium) a short denial message; likely a wall: use what the \
+             page already shows if it answers the task, never log in or solve a challenge \
+             yourself, else stop and report it\n"
+        ));
     }
 
     #[test]

@@ -130,14 +130,42 @@ impl ObstacleType {
     }
 }
 
-/// How sure the detection is: `high` is terminal for the agent, `low` a hint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// How sure the detection is (PROTOCOL.md §8), ordered `low < medium < high`:
+/// `high` is terminal for the agent, `medium` a likely wall to check once against
+/// the task, `low` a hint.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Confidence {
-    /// A hint: try one alternative.
+    /// A hint: go on; if the page does not work, try one alternative at most.
     Low,
-    /// Terminal: report to the caller.
+    /// Real but not conclusive evidence (a modal over the content, a short denial
+    /// message without a status): use what the page already shows if it answers the
+    /// task, never log in or solve a challenge, else stop and report.
+    Medium,
+    /// Terminal: stop and report to the caller.
     High,
+}
+
+impl Confidence {
+    /// The wire name, e.g. `"medium"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// `{type, confidence, message}` (§8).
@@ -146,7 +174,7 @@ pub struct Obstacle {
     /// What blocks the page.
     #[serde(rename = "type")]
     pub obstacle_type: ObstacleType,
-    /// low or high.
+    /// low, medium or high.
     pub confidence: Confidence,
     /// What was seen, for the agent and the user.
     pub message: String,

@@ -3,7 +3,7 @@
 //! `serialize_all = "snake_case"` (`name()`, `as_str()`, [`ACTION_NAMES`]). These
 //! tests check that the two rules agree for every name.
 
-use browser_bridge_protocol::extract::ObstacleType;
+use browser_bridge_protocol::extract::{Confidence, ObstacleType};
 use browser_bridge_protocol::result::DialogType;
 use browser_bridge_protocol::schema::envelope_schema;
 use browser_bridge_protocol::{ACTION_NAMES, ActionResult, ErrorCode};
@@ -47,5 +47,16 @@ where
 fn unit_enum_names_are_their_wire_names() {
     agree(ErrorCode::known(), |c| c.as_str().to_owned());
     agree(ObstacleType::iter(), |t| t.as_str().to_owned());
+    agree(Confidence::iter(), |c| c.as_str().to_owned());
     agree(DialogType::iter(), |t| t.as_str().to_owned());
+}
+
+#[test]
+fn confidence_orders_low_medium_high() {
+    let levels: Vec<Confidence> = Confidence::iter().collect();
+    assert_eq!(
+        levels,
+        [Confidence::Low, Confidence::Medium, Confidence::High]
+    );
+    assert!(levels.windows(2).all(|w| w[0] < w[1]));
 }

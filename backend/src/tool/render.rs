@@ -102,14 +102,9 @@ pub fn render_extract(extract: &ExtractResult, include_text: bool) -> String {
         out.push('\n');
     }
     if let Some(obstacle) = &extract.obstacle {
-        let (level, advice) = match obstacle.confidence {
-            Confidence::High => ("high", "terminal: stop and report it to the user"),
-            Confidence::Low => ("low", "a hint: try one alternative at most"),
-        };
-        let kind = serde_json::to_value(obstacle.obstacle_type)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let level = obstacle.confidence.as_str();
+        let advice = obstacle_advice(obstacle.confidence);
+        let kind = obstacle.obstacle_type.as_str();
         let _ = writeln!(
             out,
             "\nobstacle: {kind} ({level}) {}; {advice}",
@@ -203,6 +198,19 @@ fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
 }
 
+/// What the agent should do at each obstacle confidence (PROTOCOL.md §8), as the
+/// extract rendering says it.
+pub fn obstacle_advice(confidence: Confidence) -> &'static str {
+    match confidence {
+        Confidence::High => "terminal: stop and report it to the user",
+        Confidence::Medium => {
+            "likely a wall: use what the page already shows if it answers the task, \
+             never log in or solve a challenge yourself, else stop and report it"
+        }
+        Confidence::Low => "a hint: go on; if the page does not work, try one alternative at most",
+    }
+}
+
 /// `text` with its whitespace runs collapsed to single spaces.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -275,6 +283,36 @@ mod tests {
             truncated: markdown (cut at 30000 bytes)\n";
         assert_eq!(text, expected);
         assert!(!text.contains("VERBATIM"));
+    }
+
+    #[test]
+    fn each_obstacle_level_says_what_to_do() {
+        let mut extract = page();
+        let mut lines = Vec::new();
+        for confidence in [Confidence::Low, Confidence::Medium, Confidence::High] {
+            extract.obstacle = Some(Obstacle {
+                obstacle_type: ObstacleType::Captcha,
+                confidence,
+                message: "seen".into(),
+            });
+            let text = render_extract(&extract, false);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("obstacle:"))
+                .expect("obstacle line");
+            lines.push(line.to_owned());
+        }
+        assert_eq!(
+            lines,
+            [
+                "obstacle: captcha (low) seen; a hint: go on; if the page does not work, try one \
+                 alternative at most",
+                "obstacle: captcha (medium) seen; likely a wall: use what the page already shows \
+                 if it answers the task, never log in or solve a challenge yourself, else stop and \
+                 report it",
+                "obstacle: captcha (high) seen; terminal: stop and report it to the user",
+            ]
+        );
     }
 
     #[test]
