@@ -40,6 +40,8 @@ pub struct Layout {
     pub invisible: bool,
     /// `position` is `fixed` or `sticky`.
     pub pinned: bool,
+    /// `position` is `fixed` (modal overlays, their backdrops, fixed bars).
+    pub fixed: bool,
     /// `opacity` is 0.
     pub transparent: bool,
     /// `overflow` clips in both directions.
@@ -213,6 +215,7 @@ impl<'a> Dom<'a> {
                         || s(style::DISPLAY) == "contents",
                     invisible: matches!(s(style::VISIBILITY), "hidden" | "collapse"),
                     pinned: matches!(s(style::POSITION), "fixed" | "sticky"),
+                    fixed: s(style::POSITION) == "fixed",
                     transparent: s(style::OPACITY) == "0",
                     clips: clip(s(style::OVERFLOW_X)) && clip(s(style::OVERFLOW_Y)),
                     floated: matches!(s(style::FLOAT), "left" | "right"),

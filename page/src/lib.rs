@@ -38,6 +38,7 @@ pub mod shape;
 pub mod snapshot;
 pub mod uids;
 pub mod url;
+pub mod view;
 
 pub use shape::{PageInputs, shape_extract};
 pub use uids::{BackendNodeId, UidCache, not_found_error, stale_error};

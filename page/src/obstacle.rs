@@ -1,11 +1,16 @@
 //! Obstacle detection (PROTOCOL.md §8): is the page a login wall, a captcha or a
 //! denial page rather than content?
 //!
-//! A pure function over what `extract` gathered (no DOM, no CDP). Five layers,
-//! cheapest first; the first that fires decides. The bias is towards silence: a
-//! missed obstacle costs the agent one more step, a false one makes it abandon a
-//! page that works, so every layer needs a strong signal and the weak ones only
-//! ever answer `low`.
+//! A pure function over what `extract` gathered (no DOM, no CDP): the page's text
+//! and elements and what a person sees of it ([`PageView`]: covering overlays,
+//! scroll lock, headings) and, where known, the main document's HTTP status. It
+//! decides from where a signal stands, not from how often a word occurs: a password
+//! field counts when the login form is the page (not beside long content, not on a
+//! signed-in page), a phrase counts in the title, a heading, a short page or a
+//! covering overlay (not quoted deep in an article). The bias is towards silence:
+//! a missed obstacle costs the agent one more step, a false `high` makes it abandon
+//! a page that works, so `high` needs a conclusive signal, `medium` real evidence
+//! and the rest answers `low` or nothing.
 
 use browser_bridge_protocol::extract::{Confidence, Element, Obstacle, ObstacleType};
 
@@ -13,10 +18,33 @@ use browser_bridge_protocol::extract::{Confidence, Element, Obstacle, ObstacleTy
 /// at the top, and the scan stays cheap on long pages.
 pub const MARKDOWN_SCAN_CHARS: usize = 4096;
 
-/// A page with at most this many interactive elements and a password field is a
-/// bare login form (layer 4, `high`); more elements make it a page that merely
-/// holds a password field, such as a settings page (`low`).
+/// A login form is the page (`high`) when the page has at most this many
+/// interactive elements; with more (a login page in a busy site frame) it is
+/// `medium`.
 pub const FEW_ELEMENTS: usize = 12;
+
+/// A password field makes a login wall only when the main content (markdown,
+/// trimmed) is at most this many chars: the form dominates the page. Beside longer
+/// content it is a sign-in box in a header or sidebar, and says nothing.
+pub const LOGIN_PAGE_MAX_CHARS: usize = 1_200;
+
+/// A login form has at most this many text fields besides its password fields
+/// (user name or email, maybe a one-time code). A form with more (sign-up,
+/// checkout, profile) that also asks for a password is at most `low`.
+pub const LOGIN_MAX_OTHER_FIELDS: usize = 2;
+
+/// This many settings-navigation links ([`SETTINGS_NAV_NAMES`]) say the user is
+/// signed in and looking at their settings.
+pub const SETTINGS_NAV_MIN: usize = 3;
+
+/// A fixed layer covering at least this share (0–1) of the viewport is a modal
+/// overlay over the content (a dimmed backdrop or a full-screen panel).
+pub const OVERLAY_COVER_MIN: f64 = 0.5;
+
+/// A phrase between [`SHORT_MARKDOWN_CHARS`] and [`PHRASE_PAGE_MAX_CHARS`] counts
+/// (`low`) only within this many leading chars of the markdown: the first lines say
+/// what the page is; deeper it is article text.
+pub const PHRASE_LEAD_CHARS: usize = 300;
 
 /// A markdown phrase (layer 5) is `high` only when the whole markdown, trimmed, is
 /// at most this many chars: the phrase *is* the page.
@@ -78,7 +106,7 @@ pub const PASSWORD_WORDS: &[&str] = &["password", "passcode", "pwd"];
 /// Roles a password field can have in the accessibility tree.
 pub const PASSWORD_ROLES: &[&str] = &["textbox", "searchbox"];
 
-/// Markdown phrases of challenge pages (layer 5 → `captcha`).
+/// Markdown phrases of challenge pages (→ `captcha`).
 pub const CHALLENGE_PHRASES: &[&str] = &[
     "verify you are human",
     "verify that you are human",
@@ -89,18 +117,86 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
     "press and hold",
 ];
 
-/// Markdown phrases of denial pages (layer 5 → `access_denied`).
+/// Markdown phrases of denial and bot-block pages (→ `access_denied`).
 pub const DENIAL_PHRASES: &[&str] = &[
     "you don't have permission",
     "you do not have permission",
     "access denied",
     "access to this page has been denied",
     "you have been blocked",
+    "has been blocked",
     "403 forbidden",
+    "unusual activity",
+    "suspicious activity",
+    "automated requests",
+    "automated queries",
+    "too many requests",
+    "temporarily blocked",
+    "temporarily restricted",
 ];
 
-/// Markdown phrases of login-required pages (layer 5 → `auth_wall`).
+/// Phrases that name a block's reference (`Reference ID: 18.2f…`): with a denial
+/// phrase on a page of at most [`PHRASE_PAGE_MAX_CHARS`] they make it at least
+/// `medium`, whatever else the page links to.
+pub const REFERENCE_PHRASES: &[&str] = &[
+    "reference id",
+    "reference #",
+    "reference number",
+    "ray id",
+    "incident id",
+    "support id",
+    "request id",
+    "block reference",
+    "event id",
+];
+
+/// Element names (whole, case-insensitive) that only a signed-in page shows.
+pub const SIGNED_IN_NAMES: &[&str] = &[
+    "sign out",
+    "log out",
+    "logout",
+    "signout",
+    "log off",
+    "sign off",
+    "account menu",
+    "user menu",
+    "open user menu",
+    "your account menu",
+];
+
+/// Words that, beside "password" in a field's name, make it part of a
+/// change-password form (`Current password`, `New password`): the user is signed in.
+pub const CHANGE_PASSWORD_WORDS: &[&str] = &["current", "old", "new", "existing"];
+
+/// Names (whole, case-insensitive) of settings-navigation links; see
+/// [`SETTINGS_NAV_MIN`].
+pub const SETTINGS_NAV_NAMES: &[&str] = &[
+    "profile",
+    "account",
+    "security",
+    "notifications",
+    "billing",
+    "api keys",
+    "api tokens",
+    "preferences",
+    "sessions",
+    "integrations",
+    "appearance",
+    "emails",
+    "two-factor authentication",
+];
+
+/// Markdown phrases of login-required pages (→ `auth_wall`).
 pub const LOGIN_PHRASES: &[&str] = &[
+    "sign in to keep reading",
+    "log in to keep reading",
+    "sign in to continue reading",
+    "log in to continue reading",
+    "subscribe or sign in",
+    "sign in to read",
+    "log in to read",
+    "create a free account to continue",
+    "register to continue",
     "sign in to continue",
     "log in to continue",
     "login to continue",
@@ -117,6 +213,28 @@ pub const LOGIN_PHRASES: &[&str] = &[
 pub const CAPTCHA_FRAME_HOSTS: &[&str] =
     &["challenges.cloudflare.com", "hcaptcha.com", "recaptcha.net"];
 
+/// What a person sees of the page beyond its text (PROTOCOL.md §8), derived from
+/// the DOMSnapshot's layout boxes and computed styles by `shape` (see
+/// [`crate::view::page_view`]). Text fields are lower-cased.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageView {
+    /// Share (0–1) of the viewport covered by the largest visible `position: fixed`
+    /// layer of the main document (a modal's backdrop covers ~1).
+    pub overlay_cover: f64,
+    /// Visible text of the fixed layers that cover a real part of the viewport
+    /// (modal dialogs, full-screen panels; not thin bars), at most
+    /// [`crate::view::OVERLAY_TEXT_CHARS`] chars. The markdown leaves these out.
+    pub overlay_text: String,
+    /// A visible `<input type=password>` inside one of those layers.
+    pub overlay_password: bool,
+    /// `overflow: hidden` (both axes) on `<html>` or `<body>`: the page behind
+    /// cannot scroll.
+    pub scroll_locked: bool,
+    /// Visible `h1`/`h2` texts of the main document (overlays included), in order,
+    /// at most [`crate::view::HEADINGS_MAX`].
+    pub headings: Vec<String>,
+}
+
 /// What `extract` gathered, fed to [`detect_obstacle`]. Strings may be in any
 /// case: the detector lower-cases them itself.
 #[derive(Debug, Clone, Copy)]
@@ -129,20 +247,120 @@ pub struct ObstacleInput<'a> {
     pub markdown: &'a str,
     /// The element list the agent sees.
     pub elements: &'a [Element],
-    /// The page holds a known challenge iframe (see [`is_captcha_frame_url`]).
+    /// The page shows a known challenge iframe (see [`is_captcha_frame_url`]);
+    /// invisible ones (`size=invisible`, no layout box) do not count.
     pub captcha_frame: bool,
+    /// HTTP status of the main document when known (`None` when not gathered).
+    pub status: Option<u16>,
+    /// Overlays, scroll lock and headings.
+    pub view: &'a PageView,
 }
 
 /// Detects a login wall, captcha or denial page (§8). `None` means "looks like
-/// content"; `high` is terminal for the agent, `low` a hint.
+/// content"; `high` is terminal for the agent, `medium` a likely wall, `low` a
+/// hint. Each layer answers what it sees; the strongest answer wins (on a tie, the
+/// first layer: frame, title, URL, status, overlay, password, phrases).
 pub fn detect_obstacle(input: &ObstacleInput<'_>) -> Option<Obstacle> {
-    let url = input.url.to_lowercase();
-    let title = input.title.trim().to_lowercase();
-    by_captcha_frame(input.captcha_frame)
-        .or_else(|| by_title(&title))
-        .or_else(|| by_url(&url, input.elements))
-        .or_else(|| by_elements(input.elements))
-        .or_else(|| by_markdown(input.markdown))
+    let page = Page::new(input);
+    [
+        by_captcha_frame(&page),
+        by_title(&page),
+        by_url(&page),
+        by_status(&page),
+        by_overlay(&page),
+        by_password(&page),
+        by_phrases(&page),
+    ]
+    .into_iter()
+    .flatten()
+    .fold(None, |best: Option<Obstacle>, o| match best {
+        Some(b) if b.confidence >= o.confidence => Some(b),
+        _ => Some(o),
+    })
+}
+
+/// The input, lower-cased and measured once.
+struct Page<'a> {
+    input: &'a ObstacleInput<'a>,
+    url: String,
+    title: String,
+    /// The scanned markdown, lower-cased, `’` as `'`.
+    markdown: String,
+    /// Chars of the whole trimmed markdown.
+    content_chars: usize,
+    password_fields: usize,
+    /// Text fields that are not password fields (search boxes excluded).
+    other_fields: usize,
+    signed_in: Option<&'static str>,
+}
+
+impl<'a> Page<'a> {
+    fn new(input: &'a ObstacleInput<'a>) -> Page<'a> {
+        let trimmed = input.markdown.trim();
+        let markdown = normalise(
+            &trimmed
+                .chars()
+                .take(MARKDOWN_SCAN_CHARS)
+                .collect::<String>(),
+        );
+        let password_fields = input
+            .elements
+            .iter()
+            .filter(|e| is_password_field(e))
+            .count();
+        let other_fields = input
+            .elements
+            .iter()
+            .filter(|e| e.role == "textbox" && e.visible != Some(false) && !is_password_field(e))
+            .count();
+        Page {
+            input,
+            url: input.url.to_lowercase(),
+            title: normalise(input.title.trim()),
+            markdown,
+            content_chars: trimmed.chars().count(),
+            password_fields,
+            other_fields,
+            signed_in: signed_in(input.elements),
+        }
+    }
+}
+
+/// Lower-cased, typographic apostrophes as `'`.
+fn normalise(text: &str) -> String {
+    text.chars()
+        .map(|c| if c == '\u{2019}' { '\'' } else { c })
+        .collect::<String>()
+        .to_lowercase()
+}
+
+/// Why the page looks signed in, if it does: a sign-out control or account menu,
+/// a change-password field, or a settings navigation (see [`SIGNED_IN_NAMES`],
+/// [`CHANGE_PASSWORD_WORDS`], [`SETTINGS_NAV_MIN`]).
+pub fn signed_in(elements: &[Element]) -> Option<&'static str> {
+    let mut settings = 0;
+    for e in elements.iter().filter(|e| e.visible != Some(false)) {
+        let Some(name) = e.name.as_deref() else {
+            continue;
+        };
+        let name = name.trim().to_lowercase();
+        if SIGNED_IN_NAMES.contains(&name.as_str()) {
+            return Some("a sign-out control or account menu");
+        }
+        if is_password_field(e)
+            && CHANGE_PASSWORD_WORDS
+                .iter()
+                .any(|w| contains_word(&name, w))
+        {
+            return Some("a change-password form");
+        }
+        if matches!(e.role.as_str(), "link" | "tab" | "menuitem")
+            && SETTINGS_NAV_NAMES.contains(&name.as_str())
+        {
+            settings += 1;
+        }
+    }
+    (settings >= SETTINGS_NAV_MIN).then_some("a settings navigation")
 }
 
 /// True when `url` is a known challenge iframe: Cloudflare Turnstile
@@ -177,19 +395,34 @@ fn obstacle(kind: ObstacleType, confidence: Confidence, message: String) -> Opti
     })
 }
 
-/// Layer 1: a challenge iframe is a captcha whatever the page says around it.
-fn by_captcha_frame(captcha_frame: bool) -> Option<Obstacle> {
-    captcha_frame.then(|| Obstacle {
-        obstacle_type: ObstacleType::Captcha,
-        confidence: Confidence::High,
-        message: "the page holds a captcha challenge frame (Turnstile, hCaptcha or reCAPTCHA): \
-                  a human must solve it"
-            .into(),
-    })
+/// A challenge frame is a captcha; `high` when it is the page (content at most
+/// [`PHRASE_PAGE_MAX_CHARS`]), `low` beside long content (a protected comment form).
+fn by_captcha_frame(page: &Page<'_>) -> Option<Obstacle> {
+    if !page.input.captcha_frame {
+        return None;
+    }
+    if page.content_chars <= PHRASE_PAGE_MAX_CHARS {
+        obstacle(
+            ObstacleType::Captcha,
+            Confidence::High,
+            "the page holds a captcha challenge frame (Turnstile, hCaptcha or reCAPTCHA): \
+             a human must solve it"
+                .into(),
+        )
+    } else {
+        obstacle(
+            ObstacleType::Captcha,
+            Confidence::Low,
+            "a captcha widget beside long content (a protected form): a human must solve it \
+             before that form is sent"
+                .into(),
+        )
+    }
 }
 
-/// Layer 2: challenge and block titles, when the phrase is most of the title.
-fn by_title(title: &str) -> Option<Obstacle> {
+/// Challenge and block titles, when the phrase is most of the title.
+fn by_title(page: &Page<'_>) -> Option<Obstacle> {
+    let title = page.title.as_str();
     let fits = |phrase: &&&str| {
         contains_word(title, phrase)
             && title.chars().count() <= phrase.chars().count() + TITLE_EXTRA_CHARS
@@ -211,9 +444,9 @@ fn by_title(title: &str) -> Option<Obstacle> {
     None
 }
 
-/// Layer 3: challenge paths, then login paths and identity-provider hosts.
-fn by_url(url: &str, elements: &[Element]) -> Option<Obstacle> {
-    let (host, path) = split_url(url);
+/// Challenge paths, then login paths and identity-provider hosts.
+fn by_url(page: &Page<'_>) -> Option<Obstacle> {
+    let (host, path) = split_url(&page.url);
     if let Some(p) = CHALLENGE_PATHS.iter().find(|p| path_has(path, p)) {
         return obstacle(
             ObstacleType::Captcha,
@@ -226,7 +459,7 @@ fn by_url(url: &str, elements: &[Element]) -> Option<Obstacle> {
         .any(|seg| LOGIN_SEGMENTS.iter().any(|l| segment_is(seg, l)))
         || LOGIN_PATHS.iter().any(|p| path_has(path, p));
     let login_host = LOGIN_HOST_PREFIXES.iter().any(|p| host.starts_with(p));
-    if !(login_path || login_host) {
+    if !(login_path || login_host) || page.signed_in.is_some() {
         return None;
     }
     let what = if login_path {
@@ -234,67 +467,140 @@ fn by_url(url: &str, elements: &[Element]) -> Option<Obstacle> {
     } else {
         "a sign-in host"
     };
-    if elements.iter().any(is_password_field) {
-        obstacle(
-            ObstacleType::AuthWall,
+    let (confidence, asks) = match (page.password_fields, page.other_fields) {
+        (0, _) => (Confidence::Low, "but no password field is shown"),
+        (_, n) if n <= LOGIN_MAX_OTHER_FIELDS => (
             Confidence::High,
-            format!("the URL is {what} and the page asks for a password: log in first"),
-        )
-    } else {
-        obstacle(
-            ObstacleType::AuthWall,
-            Confidence::Low,
-            format!("the URL is {what} but no password field is shown"),
-        )
-    }
+            "and the page asks for a password: log in first",
+        ),
+        _ => (
+            Confidence::Medium,
+            "and a form with a password among other fields",
+        ),
+    };
+    obstacle(
+        ObstacleType::AuthWall,
+        confidence,
+        format!("the URL is {what} {asks}"),
+    )
 }
 
-/// Layer 4: a password field; `high` only on a bare form of few elements.
-fn by_elements(elements: &[Element]) -> Option<Obstacle> {
-    if !elements.iter().any(is_password_field) {
-        return None;
-    }
-    if elements.len() <= FEW_ELEMENTS {
-        obstacle(
-            ObstacleType::AuthWall,
-            Confidence::High,
-            format!(
-                "a login form: a password field among {} interactive elements",
-                elements.len()
-            ),
-        )
-    } else {
-        obstacle(
-            ObstacleType::AuthWall,
-            Confidence::Low,
-            format!(
-                "a password field among {} interactive elements (may be a settings form)",
-                elements.len()
-            ),
-        )
-    }
-}
-
-/// Layer 5: phrases in the first [`MARKDOWN_SCAN_CHARS`] chars; the shorter the
-/// page, the surer (see [`SHORT_MARKDOWN_CHARS`], [`PHRASE_PAGE_MAX_CHARS`]).
-fn by_markdown(markdown: &str) -> Option<Obstacle> {
-    let trimmed = markdown.trim();
-    let length = trimmed.chars().count();
-    if length == 0 || length > PHRASE_PAGE_MAX_CHARS {
-        return None;
-    }
-    let scanned: String = trimmed
-        .chars()
-        .take(MARKDOWN_SCAN_CHARS)
-        .map(|c| if c == '\u{2019}' { '\'' } else { c })
-        .collect::<String>()
-        .to_lowercase();
-    let confidence = if length <= SHORT_MARKDOWN_CHARS {
+/// The main document's HTTP status: 401 is a login wall, 403 and 429 a refusal
+/// (`high` on a short page, `medium` beside long content); 503 is a refusal only
+/// on a short page, and then `low` (maintenance pages send it too).
+fn by_status(page: &Page<'_>) -> Option<Obstacle> {
+    let status = page.input.status?;
+    let short = page.content_chars <= PHRASE_PAGE_MAX_CHARS;
+    let sure = if short {
         Confidence::High
     } else {
-        Confidence::Low
+        Confidence::Medium
     };
-    let lists: [(&[&str], ObstacleType, &str); 3] = [
+    match status {
+        401 if page.signed_in.is_none() => obstacle(
+            ObstacleType::AuthWall,
+            sure,
+            "the page answered HTTP 401 Unauthorized: log in first".into(),
+        ),
+        403 => obstacle(
+            ObstacleType::AccessDenied,
+            sure,
+            "the page answered HTTP 403 Forbidden: the site refuses access".into(),
+        ),
+        429 => obstacle(
+            ObstacleType::AccessDenied,
+            sure,
+            "the page answered HTTP 429 Too Many Requests: the site is rate-limiting".into(),
+        ),
+        503 if short => obstacle(
+            ObstacleType::AccessDenied,
+            Confidence::Low,
+            "the page answered HTTP 503 Service Unavailable".into(),
+        ),
+        _ => None,
+    }
+}
+
+/// A fixed layer over the content that asks to sign in (a password field or a
+/// login phrase in it), with the page dimmed behind it
+/// ([`OVERLAY_COVER_MIN`]) or its scrolling locked → `auth_wall`, medium: the
+/// content may still be in the markdown. A challenge or denial phrase in such a
+/// layer → that type, medium.
+fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
+    let view = page.input.view;
+    if view.overlay_text.is_empty() && !view.overlay_password {
+        return None;
+    }
+    let modal = view.overlay_cover >= OVERLAY_COVER_MIN || view.scroll_locked;
+    if !modal {
+        return None;
+    }
+    let text = normalise(&view.overlay_text);
+    let how = if view.scroll_locked {
+        "and scrolling is locked"
+    } else {
+        "and dims the page"
+    };
+    for (phrases, kind, what) in phrase_lists() {
+        if let Some(p) = phrases.iter().find(|p| stands_in(&text, p)) {
+            if kind == ObstacleType::AuthWall && page.signed_in.is_some() {
+                continue;
+            }
+            return obstacle(
+                kind,
+                Confidence::Medium,
+                format!("a modal overlay covers the content {how}; it says \"{p}\": {what}"),
+            );
+        }
+    }
+    if view.overlay_password && page.signed_in.is_none() {
+        return obstacle(
+            ObstacleType::AuthWall,
+            Confidence::Medium,
+            format!("a modal login form covers the content {how}"),
+        );
+    }
+    None
+}
+
+/// A password field, when the login form is the page: not signed in, at most
+/// [`LOGIN_MAX_OTHER_FIELDS`] other text fields, main content at most
+/// [`LOGIN_PAGE_MAX_CHARS`]; `high` with at most [`FEW_ELEMENTS`] elements, else
+/// `medium`. A bigger form with a password (sign-up, checkout) is `low`; a
+/// password field beside long content (a header sign-in box) says nothing.
+fn by_password(page: &Page<'_>) -> Option<Obstacle> {
+    if page.password_fields == 0 || page.signed_in.is_some() {
+        return None;
+    }
+    let count = page.input.elements.len();
+    if page.content_chars > LOGIN_PAGE_MAX_CHARS {
+        return None;
+    }
+    if page.other_fields > LOGIN_MAX_OTHER_FIELDS {
+        return obstacle(
+            ObstacleType::AuthWall,
+            Confidence::Low,
+            format!(
+                "a form asks for a password among {} text fields (sign-up or checkout?)",
+                page.other_fields + page.password_fields
+            ),
+        );
+    }
+    let confidence = if count <= FEW_ELEMENTS {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    obstacle(
+        ObstacleType::AuthWall,
+        confidence,
+        format!("a login form is the page: a password field among {count} interactive elements"),
+    )
+}
+
+/// The three phrase lists, with their type and what they mean.
+fn phrase_lists() -> [(&'static [&'static str], ObstacleType, &'static str); 3] {
+    [
         (
             CHALLENGE_PHRASES,
             ObstacleType::Captcha,
@@ -306,12 +612,82 @@ fn by_markdown(markdown: &str) -> Option<Obstacle> {
             "the site refuses access",
         ),
         (LOGIN_PHRASES, ObstacleType::AuthWall, "a login is required"),
-    ];
-    lists.into_iter().find_map(|(phrases, kind, what)| {
-        let p = phrases.iter().find(|p| contains_word(&scanned, p))?;
-        obstacle(kind, confidence, format!("the page says \"{p}\": {what}"))
+    ]
+}
+
+/// Phrases where they stand: in a heading of a page of at most
+/// [`PHRASE_PAGE_MAX_CHARS`] → high when the page is short
+/// ([`SHORT_MARKDOWN_CHARS`]), else medium; anywhere in a short page → high; in the
+/// first [`PHRASE_LEAD_CHARS`] of a page up to [`PHRASE_PAGE_MAX_CHARS`] → low; a
+/// denial phrase with a block reference ([`REFERENCE_PHRASES`]) on such a page →
+/// at least medium. Quoted phrases never count; longer pages say nothing.
+fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
+    let length = page.content_chars;
+    if length > PHRASE_PAGE_MAX_CHARS {
+        return None;
+    }
+    let short = length <= SHORT_MARKDOWN_CHARS;
+    let headings: Vec<String> = page
+        .input
+        .view
+        .headings
+        .iter()
+        .map(|h| normalise(h))
+        .collect();
+    let lead: String = page.markdown.chars().take(PHRASE_LEAD_CHARS).collect();
+    let referenced = REFERENCE_PHRASES.iter().any(|r| page.markdown.contains(r));
+    let mut best: Option<Obstacle> = None;
+    for (phrases, kind, what) in phrase_lists() {
+        if kind == ObstacleType::AuthWall && page.signed_in.is_some() {
+            continue;
+        }
+        for p in phrases {
+            let in_heading = headings.iter().any(|h| stands_in(h, p));
+            let in_page = stands_in(&page.markdown, p);
+            let in_lead = in_page && stands_in(&lead, p);
+            let (confidence, where_) = if (in_heading || in_page) && short {
+                (Confidence::High, "on a short page")
+            } else if in_heading {
+                (Confidence::Medium, "in a heading")
+            } else if in_page && referenced && kind == ObstacleType::AccessDenied {
+                (Confidence::Medium, "with a block reference")
+            } else if in_lead {
+                (Confidence::Low, "at the top of the page")
+            } else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| b.confidence < confidence) {
+                best = obstacle(
+                    kind,
+                    confidence,
+                    format!("the page says \"{p}\" {where_}: {what}"),
+                );
+            }
+        }
+    }
+    best
+}
+
+/// `phrase` occurs in `text` as whole words and is not quoted: the char before it
+/// is no quotation mark and its line is no Markdown blockquote or list of examples
+/// in code.
+fn stands_in(text: &str, phrase: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(phrase).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + phrase.len()..].chars().next();
+        if before.is_some_and(is_word) || after.is_some_and(is_word) {
+            return false;
+        }
+        let quoted = before.is_some_and(|c| QUOTE_MARKS.contains(&c));
+        let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+        let line = text[line_start..i].trim_start();
+        !quoted && !line.starts_with('>') && !line.contains('`')
     })
 }
+
+/// Chars that, just before a phrase, quote it.
+const QUOTE_MARKS: &[char] = &['"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '`'];
 
 /// `(host, path)` of a lower-cased URL: no scheme, userinfo, port, query or fragment.
 fn split_url(url: &str) -> (&str, &str) {

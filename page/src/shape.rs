@@ -11,6 +11,7 @@ use super::markdown::content_markdown;
 use super::snapshot::{AxTree, CapturedSnapshot};
 use super::uids::UidCache;
 use super::url;
+use super::view::page_view;
 use crate::obstacle::{ObstacleInput, detect_obstacle, is_captcha_frame_url};
 use browser_bridge_protocol::extract::{Element, ExtractResult, TEXT_MAX_BYTES, Truncated};
 use browser_bridge_protocol::ids::TabId;
@@ -28,6 +29,10 @@ pub struct PageInputs {
     pub ax_trees: Vec<AxTree>,
     /// `document.body.innerText`.
     pub text: String,
+    /// HTTP status of the main document (`PerformanceNavigationTiming.responseStatus`),
+    /// when the extension gathered it; 0 or absent = unknown (§8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
 }
 
 /// Shapes `inputs` into the `extract` result of `tab`, numbering new elements
@@ -70,6 +75,8 @@ pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> Ex
         markdown: &markdown.text,
         elements: &elements,
         captcha_frame: has_captcha_frame(&dom),
+        status: inputs.status.filter(|&s| s != 0),
+        view: &page_view(&dom),
     });
     ExtractResult {
         tab_id: tab,
@@ -97,17 +104,29 @@ pub fn url_and_title(snapshot: &CapturedSnapshot) -> (String, String) {
     (get(doc.document_url), get(doc.title).trim().to_owned())
 }
 
-/// A known challenge iframe anywhere: a document of the snapshot from a captcha
-/// host, or an `<iframe src>` pointing at one (cross-origin frames are not in the
-/// snapshot, but their element is).
+/// A known challenge iframe a person can see: an `<iframe>` with a layout box that
+/// is not hidden, whose `src` (or same-origin content document) is a captcha host
+/// (cross-origin frames are not in the snapshot, but their element is). Invisible
+/// challenges (`size=invisible`, reCAPTCHA v3's badge) do not count: they ask the
+/// person nothing.
 pub fn has_captcha_frame(dom: &Dom<'_>) -> bool {
     dom.nodes.iter().enumerate().any(|(id, n)| {
-        n.kind == Kind::Element
-            && n.tag == "iframe"
-            && dom
-                .attr(id, "src")
-                .is_some_and(|src| is_captcha_frame_url(&url::resolve(dom.base_url(n.doc), src)))
-    }) || (1..dom.doc_start.len()).any(|d| is_captcha_frame_url(dom.document_url(d)))
+        if n.kind != Kind::Element || n.tag != "iframe" {
+            return false;
+        }
+        let shown = n
+            .layout
+            .is_some_and(|l| !l.invisible && !l.transparent && !l.is_tiny());
+        let src = dom
+            .attr(id, "src")
+            .map(|src| url::resolve(dom.base_url(n.doc), src))
+            .or_else(|| {
+                n.content_doc
+                    .map(|d| dom.document_url(dom.nodes[d].doc).to_owned())
+            })
+            .unwrap_or_default();
+        shown && is_captcha_frame_url(&src) && !src.to_lowercase().contains("size=invisible")
+    })
 }
 
 #[cfg(test)]

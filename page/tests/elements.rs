@@ -151,6 +151,7 @@ fn many_buttons(n: usize) -> PageInputs {
         snapshot,
         ax_trees: vec![AxTree { nodes }],
         text: String::new(),
+        status: None,
     }
 }
 

@@ -2,13 +2,14 @@
 //! the right type and confidence; look-alikes must stay clear (or at most `low`).
 
 use browser_bridge_page::obstacle::{
-    FEW_ELEMENTS, MARKDOWN_SCAN_CHARS, ObstacleInput, PHRASE_PAGE_MAX_CHARS, SHORT_MARKDOWN_CHARS,
-    detect_obstacle, is_captcha_frame_url, is_password_field,
+    FEW_ELEMENTS, LOGIN_PAGE_MAX_CHARS, MARKDOWN_SCAN_CHARS, OVERLAY_COVER_MIN, ObstacleInput,
+    PHRASE_PAGE_MAX_CHARS, PageView, SETTINGS_NAV_MIN, SHORT_MARKDOWN_CHARS, detect_obstacle,
+    is_captcha_frame_url, is_password_field, signed_in,
 };
 use browser_bridge_protocol::extract::{Confidence, ObstacleType};
 use browser_bridge_protocol::{Element, Uid};
 
-use Confidence::{High, Low};
+use Confidence::{High, Low, Medium};
 use ObstacleType::{AccessDenied, AuthWall, Captcha};
 
 /// One labelled page.
@@ -19,6 +20,8 @@ struct Case {
     markdown: String,
     elements: Vec<Element>,
     captcha_frame: bool,
+    status: Option<u16>,
+    view: PageView,
     expect: Option<(ObstacleType, Confidence)>,
 }
 
@@ -30,6 +33,8 @@ fn case(label: &'static str, url: &'static str, title: &'static str) -> Case {
         markdown: String::new(),
         elements: Vec::new(),
         captcha_frame: false,
+        status: None,
+        view: PageView::default(),
         expect: None,
     }
 }
@@ -45,6 +50,18 @@ impl Case {
     }
     fn frame(mut self) -> Self {
         self.captcha_frame = true;
+        self
+    }
+    fn status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+    fn view(mut self, view: PageView) -> Self {
+        self.view = view;
+        self
+    }
+    fn headings(mut self, headings: &[&str]) -> Self {
+        self.view.headings = headings.iter().map(|h| h.to_string()).collect();
         self
     }
     fn expect(mut self, kind: ObstacleType, confidence: Confidence) -> Self {
@@ -321,16 +338,216 @@ fn cases() -> Vec<Case> {
             "X",
         )
         .els(with(login_form(), links(FEW_ELEMENTS - 4)))
-        .expect(AuthWall, Low),
+        .expect(AuthWall, Medium),
+        case(
+            "sign-in modal over an article, scroll locked",
+            "https://news.example/2026/story",
+            "A long story",
+        )
+        .md(article(6_000, "", 0))
+        .els(with(
+            links(50),
+            vec![el("button", "Sign in"), el("button", "Close")],
+        ))
+        .view(modal(
+            "subscribe to continue. sign in to keep reading or create an account.",
+            true,
+        ))
+        .expect(AuthWall, Medium),
+        case(
+            "login form in a dimmed overlay, no phrase",
+            "https://forum.example/t/1",
+            "Thread",
+        )
+        .md(article(4_000, "", 0))
+        .els(with(login_form(), links(30)))
+        .view(PageView {
+            overlay_password: true,
+            ..modal("welcome back", false)
+        })
+        .expect(AuthWall, Medium),
+        case(
+            "bot-block wall with a reference id and a log in link",
+            "https://www.shop.example/item/9",
+            "shop.example",
+        )
+        .md(
+            "# We noticed unusual activity\n\nWe noticed unusual activity from your device or \
+             network. Reasons may include rapid taps or clicks, or JavaScript being disabled. \
+             To keep going, sign in or try again later. If you think this is a mistake, contact \
+             support and quote the reference below. We will look into it and restore access. \
+             Our systems check every request to protect the people who use this site from \
+             fraud and scraping, and sometimes they get it wrong. Thank you for your patience \
+             while we sort this out. Requests from shared networks, VPNs and corporate proxies \
+             are more likely to be checked, as are browsers with extensions that change pages.\n\nReference ID: 8c1e0f2a-77b3-11ee-b962-0242ac120002",
+        )
+        .els(numbered(vec![el("link", "Log in"), el("link", "Help")]))
+        .expect(AccessDenied, Medium),
+        case(
+            "bot-block wall, short",
+            "https://www.shop.example/item/9",
+            "shop.example",
+        )
+        .md("We noticed unusual activity from your network.\n\nReference ID: 18.2f3a.1701")
+        .els(numbered(vec![el("link", "Log in")]))
+        .headings(&["We noticed unusual activity"])
+        .expect(AccessDenied, High),
+        case(
+            "HTTP 403 with a short page",
+            "https://x.example/private",
+            "Oops",
+        )
+        .md("Sorry, this page isn't available.")
+        .status(403)
+        .expect(AccessDenied, High),
+        case("HTTP 401", "https://x.example/api/docs", "Docs")
+            .md("Unauthorized.")
+            .status(401)
+            .expect(AuthWall, High),
+        case("HTTP 429", "https://x.example/search?q=a", "Error")
+            .md("Slow down.")
+            .status(429)
+            .expect(AccessDenied, High),
+        case(
+            "HTTP 403 on a full page",
+            "https://x.example/members",
+            "Members",
+        )
+        .md(article(3_000, "", 0))
+        .status(403)
+        .expect(AccessDenied, Medium),
+        case("HTTP 503 short page", "https://x.example/", "Maintenance")
+            .md("Back soon.")
+            .status(503)
+            .expect(AccessDenied, Low),
+        case(
+            "heading phrase on a middle-length page",
+            "https://x.example/doc/2",
+            "Doc",
+        )
+        .md(article(SHORT_MARKDOWN_CHARS + 400, "", 0))
+        .headings(&["Please sign in"])
+        .expect(AuthWall, Medium),
+        // ---- look-alikes that must stay clear ----
         case(
             "settings page with password change",
             "https://x.example/settings",
             "Settings",
         )
         .md(article(3_000, "Change your profile here.", 50))
-        .els(settings)
+        .els(settings),
+        case(
+            "signed-in admin settings: change password and API key, 11 elements",
+            "https://admin.example/settings/security",
+            "Security settings",
+        )
+        .md("# Security\n\nChange your password or rotate your API key.")
+        .els(numbered(vec![
+            el("textbox", "Current password"),
+            el("textbox", "New password"),
+            el("textbox", "Confirm new password"),
+            el("button", "Change password"),
+            el("textbox", "API key name"),
+            el("button", "Create key"),
+            el("link", "Profile"),
+            el("link", "Security"),
+            el("link", "Billing"),
+            el("link", "Notifications"),
+            el("button", "Sign out"),
+        ])),
+        case(
+            "short page with a sign-out control and a password confirm",
+            "https://app.example/delete",
+            "Delete account",
+        )
+        .md("# Delete account\n\nEnter your password to confirm.")
+        .els(numbered(vec![
+            el("textbox", "Password"),
+            el("button", "Delete"),
+            el("button", "Log out"),
+        ])),
+        case(
+            "article about captchas quoting the phrase",
+            "https://blog.example/what-is-a-captcha",
+            "What is a CAPTCHA?",
+        )
+        .md(article(
+            SHORT_MARKDOWN_CHARS + 600,
+            "Then the site asks \"are you a robot\" and shows a grid of buses.",
+            400,
+        ))
+        .headings(&["What is a CAPTCHA?"]),
+        case(
+            "article about captchas quoting the phrase in its lead",
+            "https://blog.example/robots",
+            "Robots",
+        )
+        .md(format!(
+            "> Are you a robot? {}",
+            article(SHORT_MARKDOWN_CHARS + 600, "", 0)
+        )),
+        case(
+            "news page with a sign-in box in the header",
+            "https://news.example/",
+            "News",
+        )
+        .md(article(5_000, "", 0))
+        .els(with(
+            vec![
+                el("textbox", "Email"),
+                el("textbox", "Password"),
+                el("button", "Sign in"),
+            ],
+            links(83),
+        )),
+        case(
+            "checkout with an optional account password",
+            "https://shop.example/checkout",
+            "Checkout",
+        )
+        .md("# Checkout\n\nShipping address\n\nPayment")
+        .els(numbered(vec![
+            el("textbox", "Email"),
+            el("textbox", "Full name"),
+            el("textbox", "Address"),
+            el("textbox", "City"),
+            el("textbox", "Create a password (optional)"),
+            el("button", "Pay"),
+        ]))
         .expect(AuthWall, Low),
-        // ---- look-alikes that must stay clear ----
+        case(
+            "cookie banner: a fixed bar with no wall phrase",
+            "https://news.example/a",
+            "A",
+        )
+        .md(article(4_000, "", 0))
+        .view(PageView {
+            overlay_cover: 0.15,
+            overlay_text: "we use cookies. accept all".into(),
+            ..PageView::default()
+        }),
+        case(
+            "sign-in phrase in a panel that neither dims nor locks",
+            "https://news.example/b",
+            "B",
+        )
+        .md(article(4_000, "", 0))
+        .view(PageView {
+            overlay_cover: OVERLAY_COVER_MIN - 0.3,
+            overlay_text: "sign in to keep reading".into(),
+            ..PageView::default()
+        }),
+        case(
+            "HTTP 200 denial phrase deep in a long page",
+            "https://x.example/help/403",
+            "Help: errors",
+        )
+        .md(article(
+            LOGIN_PAGE_MAX_CHARS + 3_000,
+            "You don't have permission, says the server.",
+            900,
+        ))
+        .status(200),
         case(
             "news front page with Log in nav link",
             "https://news.example/",
@@ -459,6 +676,8 @@ fn obstacle_table() {
             markdown: &c.markdown,
             elements: &c.elements,
             captcha_frame: c.captcha_frame,
+            status: c.status,
+            view: &c.view,
         });
         let got_kind = got.as_ref().map(|o| (o.obstacle_type, o.confidence));
         if got_kind != c.expect {
@@ -477,6 +696,45 @@ fn obstacle_table() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// A modal over the content: a full-viewport backdrop holding `text`.
+fn modal(text: &str, scroll_locked: bool) -> PageView {
+    PageView {
+        overlay_cover: 1.0,
+        overlay_text: text.into(),
+        overlay_password: false,
+        scroll_locked,
+        headings: Vec::new(),
+    }
+}
+
+#[test]
+fn signed_in_signals() {
+    assert_eq!(
+        signed_in(&numbered(vec![el("button", "Sign out")])),
+        Some("a sign-out control or account menu")
+    );
+    assert_eq!(
+        signed_in(&numbered(vec![el("textbox", "Current password")])),
+        Some("a change-password form")
+    );
+    let nav: Vec<Element> = ["Profile", "Billing", "Security", "Emails"]
+        .iter()
+        .map(|n| el("link", n))
+        .collect();
+    assert_eq!(
+        signed_in(&numbered(nav[..SETTINGS_NAV_MIN].to_vec())),
+        Some("a settings navigation")
+    );
+    assert_eq!(
+        signed_in(&numbered(nav[..SETTINGS_NAV_MIN - 1].to_vec())),
+        None
+    );
+    assert_eq!(signed_in(&login_form()), None);
+    let mut hidden = el("button", "Log out");
+    hidden.visible = Some(false);
+    assert_eq!(signed_in(&[hidden]), None);
 }
 
 #[test]

@@ -1,0 +1,37 @@
+//! Prints the obstacle `extract` reports for each captured page of a directory
+//! (`corpus capture --out DIR` writes one JSON of [`PageInputs`] per page):
+//! `cargo run -p browser-bridge-page --example obstacle_scan -- DIR`.
+
+use browser_bridge_page::uids::UidCache;
+use browser_bridge_page::{PageInputs, shape_extract};
+use browser_bridge_protocol::ids::TabId;
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: obstacle_scan DIR");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("captures directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    let mut flagged = 0;
+    for path in &paths {
+        let inputs: PageInputs =
+            serde_json::from_slice(&std::fs::read(path).expect("read")).expect("capture shape");
+        let result = shape_extract(TabId(1), &inputs, &mut UidCache::new());
+        let name = path.file_stem().unwrap_or_default().to_string_lossy();
+        match result.obstacle {
+            Some(o) => {
+                flagged += 1;
+                println!(
+                    "{name}: {} ({}) {}",
+                    o.obstacle_type.as_str(),
+                    serde_json::to_value(o.confidence).unwrap_or_default(),
+                    o.message
+                );
+            }
+            None => println!("{name}: -"),
+        }
+    }
+    println!("{flagged} of {} pages flagged", paths.len());
+}

@@ -1,0 +1,165 @@
+//! What a person sees of the page beyond its text (PROTOCOL.md §8): covering
+//! fixed overlays and their text, scroll lock on `<html>`/`<body>`, headings. Read
+//! from the DOMSnapshot's layout boxes and computed styles, for
+//! [`detect_obstacle`](crate::obstacle::detect_obstacle).
+
+use super::content::hides_subtree;
+use super::dom::{Dom, Kind};
+use crate::obstacle::PageView;
+
+/// At most this many chars of overlay text are kept (a modal's message is short;
+/// the cap keeps a full-screen menu from costing much).
+pub const OVERLAY_TEXT_CHARS: usize = 1_000;
+
+/// At most this many headings are kept.
+pub const HEADINGS_MAX: usize = 8;
+
+/// A fixed layer is a panel whose text counts when it covers at least this share
+/// of the viewport (a modal dialog of 400×300 px on 1280×800 covers 0.12; a
+/// 60 px header bar 0.075).
+pub const PANEL_COVER_MIN: f64 = 0.1;
+
+/// A fixed layer under this height (CSS px) is a bar (header, cookie strip), not a
+/// panel, whatever its width.
+pub const PANEL_MIN_HEIGHT: f64 = 150.0;
+
+/// Reads the [`PageView`] of the main document. The viewport is the document
+/// node's layout box (the layout view: the visible area, at the snapshot's scroll
+/// offset).
+pub fn page_view(dom: &Dom<'_>) -> PageView {
+    let mut view = PageView::default();
+    let root = dom.root();
+    let Some(viewport) = dom.nodes[root].layout.map(|l| l.bounds) else {
+        return view;
+    };
+    let area = viewport[2] * viewport[3];
+    if area < 1.0 {
+        return view;
+    }
+    // Walk the main document, skipping hidden subtrees; fixed layers are read
+    // whole (their own subtree), once.
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        let node = &dom.nodes[id];
+        if node.doc != 0 || hides_subtree(dom, id) {
+            continue;
+        }
+        if node.kind == Kind::Element {
+            let layout = node.layout;
+            if matches!(node.tag.as_str(), "html" | "body") && layout.is_some_and(|l| l.clips) {
+                view.scroll_locked = true;
+            }
+            if let Some(l) = layout.filter(|l| l.fixed && !l.invisible && !l.is_empty()) {
+                let cover = overlap(l.bounds, viewport) / area;
+                view.overlay_cover = view.overlay_cover.max(cover);
+                if cover >= PANEL_COVER_MIN && l.bounds[3] >= PANEL_MIN_HEIGHT {
+                    read_panel(dom, id, &mut view);
+                }
+                continue;
+            }
+            if matches!(node.tag.as_str(), "h1" | "h2") && view.headings.len() < HEADINGS_MAX {
+                let text = text_of(dom, id, usize::MAX);
+                if !text.is_empty() {
+                    view.headings.push(text);
+                }
+                continue;
+            }
+        }
+        stack.extend(dom.render_children(id).into_iter().rev());
+    }
+    view
+}
+
+/// Adds a fixed panel's text, headings and password inputs to `view`.
+fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
+    let room = OVERLAY_TEXT_CHARS.saturating_sub(view.overlay_text.chars().count());
+    let text = text_of(dom, panel, room);
+    if !text.is_empty() {
+        if !view.overlay_text.is_empty() {
+            view.overlay_text.push('\n');
+        }
+        view.overlay_text.push_str(&text);
+    }
+    let mut stack = vec![panel];
+    while let Some(id) = stack.pop() {
+        let node = &dom.nodes[id];
+        if hides_subtree(dom, id) || node.layout.is_some_and(|l| l.invisible) {
+            continue;
+        }
+        if node.tag == "input"
+            && node.layout.is_some_and(|l| !l.is_empty())
+            && dom
+                .attr(id, "type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+        {
+            view.overlay_password = true;
+        }
+        if matches!(node.tag.as_str(), "h1" | "h2") && view.headings.len() < HEADINGS_MAX {
+            let text = text_of(dom, id, usize::MAX);
+            if !text.is_empty() {
+                view.headings.push(text);
+            }
+        }
+        stack.extend(dom.render_children(id));
+    }
+}
+
+/// Visible text of `id`'s subtree, whitespace collapsed, lower-cased, at most
+/// `max` chars.
+fn text_of(dom: &Dom<'_>, id: usize, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        if count >= max {
+            break;
+        }
+        let node = &dom.nodes[n];
+        if hides_subtree(dom, n) {
+            continue;
+        }
+        if node.kind == Kind::Text {
+            if node.layout.is_some_and(|l| !l.invisible) {
+                for word in node.text.split_whitespace() {
+                    if count >= max {
+                        break;
+                    }
+                    if !out.is_empty() {
+                        out.push(' ');
+                        count += 1;
+                    }
+                    out.extend(word.chars().flat_map(char::to_lowercase));
+                    count += word.chars().count();
+                }
+            }
+            continue;
+        }
+        stack.extend(dom.render_children(n).into_iter().rev());
+    }
+    out
+}
+
+/// Area (CSS px²) where two `[x, y, w, h]` boxes overlap.
+fn overlap(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let w = (a[0] + a[2]).min(b[0] + b[2]) - a[0].max(b[0]);
+    let h = (a[1] + a[3]).min(b[1] + b[3]) - a[1].max(b[1]);
+    w.max(0.0) * h.max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlap_of_boxes() {
+        assert_eq!(
+            overlap([0.0, 0.0, 10.0, 10.0], [5.0, 5.0, 10.0, 10.0]),
+            25.0
+        );
+        assert_eq!(overlap([0.0, 0.0, 10.0, 10.0], [20.0, 0.0, 5.0, 5.0]), 0.0);
+        assert_eq!(
+            overlap([0.0, 0.0, 1280.0, 800.0], [0.0, 0.0, 1280.0, 800.0]),
+            1_024_000.0
+        );
+    }
+}
