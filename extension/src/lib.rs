@@ -15,6 +15,7 @@ pub mod actions;
 pub mod cdp;
 pub mod chrome;
 pub mod connection;
+pub mod core;
 pub mod dispatch;
 pub mod extract;
 pub mod lifecycle;
