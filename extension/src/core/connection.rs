@@ -310,10 +310,10 @@ impl Conn {
 pub fn step(mut conn: Conn, input: Input, clock: Clock) -> (Conn, Vec<Effect>) {
     let mut fx = Vec::new();
     match input {
-        Input::Ensure => {
-            if matches!(conn.phase, Phase::Disconnected | Phase::Unpaired) && !conn.socket_open {
-                connect(&mut conn, &mut fx);
-            }
+        Input::Ensure
+            if matches!(conn.phase, Phase::Disconnected | Phase::Unpaired) && !conn.socket_open =>
+        {
+            connect(&mut conn, &mut fx);
         }
         Input::Reconnect => {
             conn.attempts = 0;
@@ -388,10 +388,8 @@ pub fn step(mut conn: Conn, input: Input, clock: Clock) -> (Conn, Vec<Effect>) {
                 conn.queued.push_back(text);
             }
         }
-        Input::Outgoing(Outgoing::Response(response)) => {
-            if conn.socket_open {
-                fx.push(Effect::Send(Message::Response(response).encode()));
-            }
+        Input::Outgoing(Outgoing::Response(response)) if conn.socket_open => {
+            fx.push(Effect::Send(Message::Response(response).encode()));
         }
         // Inputs of an older attempt, or that do not apply in this phase.
         _ => {}
@@ -460,7 +458,14 @@ fn on_settings(
     let settings = match settings {
         Ok(s) => s,
         Err(e) => {
-            return settle(conn, Phase::Disconnected, format!("storage: {e}"), true, clock, fx);
+            return settle(
+                conn,
+                Phase::Disconnected,
+                format!("storage: {e}"),
+                true,
+                clock,
+                fx,
+            );
         }
     };
     conn.backend_url = settings.backend_url;

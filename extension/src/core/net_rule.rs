@@ -62,13 +62,23 @@ mod tests {
     fn an_invalid_setting_blocks_everything() {
         let u = update(&[4], Vec::new(), true);
         assert_eq!(u["addRules"][0]["condition"]["tabIds"], json!([4]));
-        assert!(u["addRules"][0]["condition"].get("requestDomains").is_none());
+        assert!(
+            u["addRules"][0]["condition"]
+                .get("requestDomains")
+                .is_none()
+        );
     }
 
     #[test]
     fn nothing_to_block_removes_the_rule() {
-        assert_eq!(update(&[], vec!["a.test".into()], false), json!({"removeRuleIds": [1]}));
+        assert_eq!(
+            update(&[], vec!["a.test".into()], false),
+            json!({"removeRuleIds": [1]})
+        );
         assert_eq!(update(&[], Vec::new(), true), json!({"removeRuleIds": [1]}));
-        assert_eq!(update(&[1], Vec::new(), false), json!({"removeRuleIds": [1]}));
+        assert_eq!(
+            update(&[1], Vec::new(), false),
+            json!({"removeRuleIds": [1]})
+        );
     }
 }

@@ -119,9 +119,9 @@ impl Change {
     /// Reads an `onChanged` `changes` object (`{key: {oldValue?, newValue?}}`).
     pub fn from_changes(changes: &Value) -> Change {
         Change {
-            blocklist: changes.get(keys::BLOCKLIST).map(|c| {
-                c.get("newValue").cloned().unwrap_or(Value::Null)
-            }),
+            blocklist: changes
+                .get(keys::BLOCKLIST)
+                .map(|c| c.get("newValue").cloned().unwrap_or(Value::Null)),
             repaired: changes.get(keys::PAIRING_TOKEN).is_some()
                 || changes.get(keys::BACKEND_URL).is_some(),
         }
@@ -175,12 +175,17 @@ mod tests {
         assert!(s.global_stop);
         assert_eq!(s.agent_window, Some(7));
         let s = PolicySettings::from_storage(&json!({"globalStop": "yes"}));
-        assert_eq!((s.blocklist, s.global_stop, s.agent_window), (Value::Null, false, None));
+        assert_eq!(
+            (s.blocklist, s.global_stop, s.agent_window),
+            (Value::Null, false, None)
+        );
     }
 
     #[test]
     fn storage_changes() {
-        let c = Change::from_changes(&json!({"blocklist": {"oldValue": [], "newValue": "a.test b.test"}}));
+        let c = Change::from_changes(
+            &json!({"blocklist": {"oldValue": [], "newValue": "a.test b.test"}}),
+        );
         assert_eq!(c.blocklist, Some(json!("a.test b.test")));
         assert!(!c.repaired);
         let c = Change::from_changes(&json!({"blocklist": {"oldValue": ["a.test"]}}));

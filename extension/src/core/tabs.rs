@@ -68,7 +68,10 @@ mod tests {
             resolve_tab(Some(C), &[(A, true)], "click", false),
             Ok(Resolved::Tab(C))
         );
-        assert_eq!(resolve_tab(Some(C), &[], "click", false), Ok(Resolved::Tab(C)));
+        assert_eq!(
+            resolve_tab(Some(C), &[], "click", false),
+            Ok(Resolved::Tab(C))
+        );
     }
 
     #[test]
@@ -77,13 +80,22 @@ mod tests {
             resolve_tab(None, &[(A, false), (B, true)], "click", false),
             Ok(Resolved::Tab(B))
         );
-        assert_eq!(resolve_tab(None, &[(A, false)], "click", false), Ok(Resolved::Tab(A)));
-        assert_eq!(resolve_tab(None, &[(A, true)], "click", false), Ok(Resolved::Tab(A)));
+        assert_eq!(
+            resolve_tab(None, &[(A, false)], "click", false),
+            Ok(Resolved::Tab(A))
+        );
+        assert_eq!(
+            resolve_tab(None, &[(A, true)], "click", false),
+            Ok(Resolved::Tab(A))
+        );
     }
 
     #[test]
     fn no_session_opens_a_tab_only_for_navigate() {
-        assert_eq!(resolve_tab(None, &[], "navigate", true), Ok(Resolved::NewAgentTab));
+        assert_eq!(
+            resolve_tab(None, &[], "navigate", true),
+            Ok(Resolved::NewAgentTab)
+        );
         let e = resolve_tab(None, &[], "click", false).unwrap_err();
         assert_eq!(e.code, ErrorCode::SessionNotFound);
         assert_eq!(
@@ -94,12 +106,23 @@ mod tests {
 
     #[test]
     fn several_candidates_are_listed() {
-        let e = resolve_tab(None, &[(A, false), (B, false), (C, false)], "extract", false)
-            .unwrap_err();
+        let e = resolve_tab(
+            None,
+            &[(A, false), (B, false), (C, false)],
+            "extract",
+            false,
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::SessionNotFound);
-        assert_eq!(e.message, "extract: several sessions, pass a tabId: candidates 11, 12, 13");
+        assert_eq!(
+            e.message,
+            "extract: several sessions, pass a tabId: candidates 11, 12, 13"
+        );
         // Two agent-window sessions are as ambiguous, and navigate opens nothing.
         let e = resolve_tab(None, &[(A, true), (B, true)], "navigate", true).unwrap_err();
-        assert_eq!(e.message, "navigate: several sessions, pass a tabId: candidates 11, 12");
+        assert_eq!(
+            e.message,
+            "navigate: several sessions, pass a tabId: candidates 11, 12"
+        );
     }
 }

@@ -150,11 +150,18 @@ fn the_full_handshake_then_requests_pings_and_pongs() {
     let conn = connected();
     assert_eq!(conn.status().state, "connected");
     assert_eq!(conn.status().reason, format!("connected to {URL}"));
-    let request = r#"{"type":"request","id":"r-1","timeoutMs":15000,"action":{"action":"list_tabs"}}"#;
+    let request =
+        r#"{"type":"request","id":"r-1","timeoutMs":15000,"action":{"action":"list_tabs"}}"#;
     let (conn, fx) = run(conn, text(request.into()));
-    assert!(matches!(&fx[..], [Effect::Dispatch(r)] if r.id == RequestId("r-1".into())), "{fx:?}");
+    assert!(
+        matches!(&fx[..], [Effect::Dispatch(r)] if r.id == RequestId("r-1".into())),
+        "{fx:?}"
+    );
     let (conn, fx) = run(conn, text(r#"{"type":"ping","nonce":7}"#.into()));
-    assert!(matches!(sent(&fx)[..], [Message::Pong(Pong { nonce: 7 })]), "{fx:?}");
+    assert!(
+        matches!(sent(&fx)[..], [Message::Pong(Pong { nonce: 7 })]),
+        "{fx:?}"
+    );
     let (conn, _) = step(
         conn,
         text(r#"{"type":"pong","nonce":2}"#.into()),
@@ -165,7 +172,10 @@ fn the_full_handshake_then_requests_pings_and_pongs() {
     );
     assert_eq!(conn.last_pong_at, Some(NOW + 5));
     let (conn, fx) = run(conn, Input::PingDue { generation: 1 });
-    assert!(matches!(sent(&fx)[..], [Message::Ping(Ping { nonce: 3 })]), "{fx:?}");
+    assert!(
+        matches!(sent(&fx)[..], [Message::Ping(Ping { nonce: 3 })]),
+        "{fx:?}"
+    );
     // A ping timer of an older attempt does nothing.
     let (_, fx) = run(conn, Input::PingDue { generation: 0 });
     assert!(fx.is_empty());
@@ -180,7 +190,11 @@ fn a_challenge_without_the_right_proof_is_an_impostor() {
     assert!(sent(&fx).is_empty(), "nothing more is sent: {fx:?}");
     assert!(fx.contains(&Effect::Close));
     assert_eq!(retry_timer(&fx), Some((1_000, 1)));
-    assert!(conn.reason.contains("does not know the pairing token"), "{}", conn.reason);
+    assert!(
+        conn.reason.contains("does not know the pairing token"),
+        "{}",
+        conn.reason
+    );
 }
 
 #[test]
@@ -192,7 +206,11 @@ fn anything_before_the_proof_is_an_impostor() {
     ] {
         let (conn, fx) = run(opened(), text(frame.into()));
         assert_eq!(conn.phase, Phase::Disconnected, "{frame}");
-        assert!(!fx.iter().any(|e| matches!(e, Effect::Dispatch(_) | Effect::Send(_))), "{frame}: {fx:?}");
+        assert!(
+            !fx.iter()
+                .any(|e| matches!(e, Effect::Dispatch(_) | Effect::Send(_))),
+            "{frame}: {fx:?}"
+        );
     }
 }
 
@@ -309,7 +327,10 @@ fn a_storage_error_retries_and_a_bad_url_is_fatal() {
         },
     );
     assert_eq!(conn.phase, Phase::Fatal);
-    assert_eq!(conn.reason, format!("invalid backend URL {URL:?}: SyntaxError"));
+    assert_eq!(
+        conn.reason,
+        format!("invalid backend URL {URL:?}: SyntaxError")
+    );
     assert_eq!(fx, [Effect::Close]);
 }
 
@@ -352,7 +373,13 @@ fn closes_back_off_and_an_ack_resets_the_backoff() {
             nonce: n_b,
         })
         .encode();
-        let (c, _) = run(conn, Input::Text { generation, text: ch });
+        let (c, _) = run(
+            conn,
+            Input::Text {
+                generation,
+                text: ch,
+            },
+        );
         let (c, _) = run(
             c,
             Input::Text {
@@ -370,7 +397,10 @@ fn a_stalled_handshake_times_out_and_late_inputs_are_ignored() {
     let conn = opened();
     let (conn, fx) = run(conn, Input::HandshakeDeadline { generation: 1 });
     assert_eq!(conn.phase, Phase::Disconnected);
-    assert!(conn.reason.contains("did not complete the handshake within 10 s"));
+    assert!(
+        conn.reason
+            .contains("did not complete the handshake within 10 s")
+    );
     assert_eq!(retry_timer(&fx), Some((1_000, 1)));
     // The old socket's late frames and close, and a deadline of a finished
     // handshake, do nothing.
@@ -419,7 +449,11 @@ fn events_queue_while_disconnected_and_flush_after_ack() {
     let (conn, _) = run(conn, text(challenge(TOKEN)));
     let (conn, fx) = run(conn, text(ack()));
     let frames = sent(&fx);
-    assert_eq!(frames.len(), MAX_QUEUED_EVENTS + 1, "the queue, then a ping");
+    assert_eq!(
+        frames.len(),
+        MAX_QUEUED_EVENTS + 1,
+        "the queue, then a ping"
+    );
     // The oldest five were dropped.
     let Message::Event(EventMessage {
         event: Event::SessionEnded(first),
