@@ -21,7 +21,7 @@ use std::rc::Rc;
 use browser_bridge_cdp::{Command, Event};
 use browser_bridge_protocol::{BridgeError, ErrorCode, TabId};
 use futures::channel::oneshot;
-use futures::future::{Either, select};
+use futures::future::{Either, LocalBoxFuture, select};
 use gloo_timers::future::TimeoutFuture;
 use serde::Deserialize;
 use serde_json::Value;
@@ -112,29 +112,31 @@ pub async fn send_to<C: Command>(
     command: &C,
     timeout_ms: u32,
 ) -> Result<C::Response, CdpError> {
-    let raw = send_js(tab, child, C::METHOD, &chrome::to_js(command), timeout_ms).await?;
+    let raw = send_js(tab, child, C::METHOD, chrome::to_js(command), timeout_ms).await?;
     chrome::from_js(&raw).map_err(|e| CdpError {
         method: C::METHOD,
         kind: CdpErrorKind::Shape(e.message),
     })
 }
 
-/// The untyped half of [`send_to`], shared by every command type (one copy in
-/// the wasm).
-async fn send_js(
+/// The untyped half of [`send_to`], shared by every command type: boxed, so
+/// that its state machine is one copy in the wasm rather than one per command.
+fn send_js<'a>(
     tab: TabId,
-    child: Option<&str>,
+    child: Option<&'a str>,
     method: &'static str,
-    params: &wasm_bindgen::JsValue,
+    params: wasm_bindgen::JsValue,
     timeout_ms: u32,
-) -> Result<wasm_bindgen::JsValue, CdpError> {
-    let command = Box::pin(chrome::send_command(tab.0, child, method, params));
-    let kind = match select(command, TimeoutFuture::new(timeout_ms)).await {
-        Either::Left((Ok(value), _)) => return Ok(value),
-        Either::Left((Err(e), _)) => CdpErrorKind::Protocol(cdp_message(&e.message)),
-        Either::Right(_) => CdpErrorKind::Timeout(timeout_ms),
-    };
-    Err(CdpError { method, kind })
+) -> LocalBoxFuture<'a, Result<wasm_bindgen::JsValue, CdpError>> {
+    Box::pin(async move {
+        let command = Box::pin(chrome::send_command(tab.0, child, method, &params));
+        let kind = match select(command, TimeoutFuture::new(timeout_ms)).await {
+            Either::Left((Ok(value), _)) => return Ok(value),
+            Either::Left((Err(e), _)) => CdpErrorKind::Protocol(cdp_message(&e.message)),
+            Either::Right(_) => CdpErrorKind::Timeout(timeout_ms),
+        };
+        Err(CdpError { method, kind })
+    })
 }
 
 /// chrome.debugger reports CDP errors as a JSON string `{"code":…,"message":…}`.
