@@ -5,7 +5,7 @@
 //! promise and turns a rejection into a [`ChromeError`] carrying its message.
 //! Events are not bound here: the JS loader (`static/background.js`) registers
 //! every listener synchronously in the worker's first turn and forwards them to
-//! [`crate::handle_event`].
+//! [`crate::Worker::handle_event`].
 
 use js_sys::{Object, Promise, Reflect};
 use serde::Serialize;

@@ -10,7 +10,7 @@
 //! nothing more sent, and nothing it sent is obeyed. A `reject` from a backend
 //! that proved itself is terminal until re-pairing; an unproven `reject` (the
 //! peer's version refusal, or an impostor's) and any other close reconnect with
-//! the [`backoff`](super::backoff). The whole handshake has 10 s. While connected
+//! the [`backoff`]. The whole handshake has 10 s. While connected
 //! a `ping` goes out every 20 s. Every attempt has a `generation`: inputs of an
 //! older attempt (its socket's late callbacks, its timers) are ignored.
 

@@ -1,6 +1,6 @@
 //! The sessions across Chrome's service-worker lifecycle: every change is
 //! mirrored into `chrome.storage.session` (key
-//! [`SESSIONS_KEY`](crate::core::settings::SESSIONS_KEY), a JSON string of
+//! `SESSIONS_KEY` of [`crate::core::settings`], a JSON string of
 //! [`Record`]s), which a new worker reads back (`crate::lifecycle::restore`).
 
 use browser_bridge_page::uids::UidCache;
