@@ -319,8 +319,20 @@ impl WaitFor {
 }
 
 /// `wait_for` states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum WaitState {
     /// Attached and not hidden.
     Visible,
@@ -330,6 +342,13 @@ pub enum WaitState {
     Attached,
     /// Not in the document.
     Detached,
+}
+
+impl WaitState {
+    /// The wire name, e.g. `"visible"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// `press_key` parameters.

@@ -1,7 +1,8 @@
 //! End-to-end: the extension survives Chrome's service-worker lifecycle (issue 11
 //! §5). The worker is stopped for real (its target closed through the browser
 //! endpoint, as Chrome stops an idle worker) while idle and while a request is in
-//! flight; a Rust panic is triggered for real through the recovery self-test.
+//! flight; a Rust panic is triggered for real through the recovery self-tests (in a
+//! task, inside a call from JS, inside an event handler).
 //!
 //! What must hold: the extension is back (`ack`) within 5 s on its own; a request
 //! sent in the gap waits for it (the backend's connect-wait) and succeeds; the one
@@ -389,6 +390,42 @@ async fn a_panic_is_reported_and_the_extension_recovers() {
         .act(json!({ "action": "hover", "uid": back }))
         .await
         .expect("act after the second panic");
+    assert_eq!(hovered["tabId"], tab);
+
+    // A panic inside an event handler (chrome.storage.onChanged → handle_event)
+    // recovers the same way, and the popup's report names it.
+    let before = extension(&stack).await;
+    stack
+        .chromium
+        .eval(
+            &page,
+            "await chrome.storage.local.remove('lastPanic'); \
+             await chrome.storage.local.set({ panicSelfTest: Date.now() }); return true",
+        )
+        .await
+        .expect("trigger the event-handler self-test");
+    reconnected(&stack, &before, Duration::from_secs(5)).await;
+    let report = stack
+        .chromium
+        .eval(
+            &page,
+            "for (let i = 0; i < 100; i++) { \
+               const { lastPanic } = await chrome.storage.local.get('lastPanic'); \
+               if (lastPanic) return lastPanic; \
+               await new Promise((r) => setTimeout(r, 50)); } return null",
+        )
+        .await
+        .expect("lastPanic");
+    assert!(
+        report["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("panic requested")),
+        "the event-handler panic is reported: {report}"
+    );
+    let hovered = stack
+        .act(json!({ "action": "hover", "uid": back }))
+        .await
+        .expect("act after the event-handler panic");
     assert_eq!(hovered["tabId"], tab);
     // The request of the dead instance: one answer, from the backend, when the new
     // connection replaced the old one; the dead instance's late result goes nowhere.
