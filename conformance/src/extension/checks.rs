@@ -7,8 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use super::conn::Conn;
-use crate::conformance::report::{Outcome, Report, ensure};
-use crate::conformance::wire::{bool_field, expect_error, short, str_field, u64_field};
+use crate::report::{Outcome, Report, ensure};
+use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
 
 /// `timeoutMs` for navigation actions (§5).
 const NAVIGATION_MS: u64 = 30_000;

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use super::{
     ANSWER_WAIT, BackendTarget, OpenError, client_id, connect_extension, hello, open, prove,
 };
-use crate::conformance::report::{Outcome, Report, ensure};
-use crate::conformance::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
+use crate::report::{Outcome, Report, ensure};
+use crate::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
 
 /// Runs the handshake checks.
 pub(super) async fn run(target: &BackendTarget, report: &mut Report) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
-use crate::conformance::wire::{JsonSocket, Received, short, str_field};
+use crate::wire::{JsonSocket, Received, short, str_field};
 
 /// The harness's side of an authenticated extension connection.
 #[derive(Debug)]

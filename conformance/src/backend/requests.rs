@@ -10,8 +10,8 @@ use tokio::task::JoinHandle;
 
 use super::http::{HttpAnswer, HttpApi};
 use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_extension};
-use crate::conformance::report::{Outcome, Report, ensure};
-use crate::conformance::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
+use crate::report::{Outcome, Report, ensure};
+use crate::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
 
 /// `evaluate`'s backend deadline (§5), sent as `timeoutMs`.
 const EVALUATE_DEADLINE_MS: u64 = 15_000;

@@ -20,6 +20,7 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 pub use http::{HttpAnswer, HttpApi};
 
+use super::fake::FakeExtension;
 use super::report::Report;
 use super::wire::JsonSocket;
 
@@ -157,34 +158,21 @@ pub(crate) async fn prove(
     Ok((challenge, answer))
 }
 
-/// Connects and completes the handshake as a well-behaved extension, checking the
-/// backend's proof first (§2); returns the socket and the `ack` frame.
+/// Connects and completes the handshake as a well-behaved extension (the shared
+/// [`FakeExtension`], which checks the backend's proof first, §2); returns the
+/// socket and the `ack` frame.
 pub(crate) async fn connect_extension(
     target: &BackendTarget,
     client_id: &str,
 ) -> Result<(ClientSocket, Value), String> {
-    let mut socket = open(&target.ws_url, Some(&target.origin))
+    let (ws, ack) = FakeExtension::new(&target.ws_url, &target.token)
+        .client_id(client_id)
+        .origin(&target.origin)
+        .answer_wait(ANSWER_WAIT)
+        .connect()
         .await
         .map_err(|e| e.to_string())?;
-    let version = u64::from(browser_bridge_protocol::PROTOCOL_VERSION);
-    let hello = hello(version, client_id);
-    let (challenge, answer) = prove(&mut socket, &hello, &target.token).await?;
-    let proven = auth::verify_backend_proof(
-        &target.token,
-        hello["nonce"].as_str().unwrap_or_default(),
-        challenge["nonce"].as_str().unwrap_or_default(),
-        challenge["proof"].as_str().unwrap_or_default(),
-    );
-    if !proven {
-        return Err(format!(
-            "the challenge's proof does not match our token: {}",
-            super::wire::short(&challenge)
-        ));
-    }
-    if answer.get("type") != Some(&json!("ack")) {
-        return Err(format!("expected ack, got {}", super::wire::short(&answer)));
-    }
-    Ok((socket, answer))
+    Ok((JsonSocket::new(ws), ack))
 }
 
 /// A fresh client id for one connection.
