@@ -12,12 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use browser_bridge_protocol::{Message, auth};
-use futures_util::{SinkExt, StreamExt};
+use browser_bridge_conformance::fake::{FakeExtension, answer_requests, echo_evaluate};
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message as WsMessage;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 const SEQUENTIAL: usize = 2_000;
 const CONCURRENCY: usize = 64;
@@ -81,45 +77,14 @@ async fn main() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let idle_rss = rss_kib(pid);
 
-    // Fake extension: answers every evaluate "return N" with N.
-    let mut request = format!("ws://{addr}/extension")
-        .into_client_request()
-        .unwrap();
-    request.headers_mut().insert(
-        "Origin",
-        HeaderValue::from_static("chrome-extension://bench"),
-    );
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let n_e = auth::encode_nonce(&rand::random());
-    let hello = json!({"type":"hello","protocolVersion":browser_bridge_protocol::PROTOCOL_VERSION,
-        "extensionVersion":"bench","clientId":"bench","nonce":n_e});
-    ws.send(WsMessage::text(hello.to_string())).await.unwrap();
-    let challenge = ws.next().await.unwrap().unwrap();
-    let Ok(Message::Challenge(challenge)) = Message::decode(challenge.to_text().unwrap()) else {
-        panic!("expected a challenge: {challenge}")
-    };
-    let answer = auth::answer_challenge(&token, &n_e, &challenge).expect("backend proof");
-    ws.send(WsMessage::text(Message::Auth(answer).encode()))
+    // The workspace's fake extension: answers every evaluate "return N" with N.
+    let (ws, _ack) = FakeExtension::new(format!("ws://{addr}/extension"), &token)
+        .client_id("bench")
+        .connect()
         .await
-        .unwrap();
-    let ack = ws.next().await.unwrap().unwrap();
-    assert!(ack.to_text().unwrap().contains("\"ack\""), "{ack}");
+        .expect("the fake extension connects");
     let connected_rss = rss_kib(pid);
-    tokio::spawn(async move {
-        let (mut sink, mut stream) = ws.split();
-        while let Some(Ok(frame)) = stream.next().await {
-            let WsMessage::Text(text) = frame else {
-                continue;
-            };
-            let request: Value = serde_json::from_str(&text).unwrap();
-            let n: i64 = request["action"]["expression"].as_str().unwrap()[7..]
-                .parse()
-                .unwrap();
-            let reply = json!({"type":"response","id":request["id"],
-                "result":{"action":"evaluate","tabId":1,"type":"number","value":n}});
-            sink.send(WsMessage::text(reply.to_string())).await.unwrap();
-        }
-    });
+    let _extension = answer_requests(ws, echo_evaluate);
 
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let url = format!("http://{addr}/v1/act");

@@ -2,11 +2,9 @@
 //! `Content-Type`), shown as such by `RemoteBridge` (the CLI's `act`), and the
 //! case-insensitive `Authorization` scheme (RFC 9110 §11.1).
 
-mod common;
-
+use crate::common::*;
 use browser_bridge_backend::{Bridge, RemoteBridge};
 use browser_bridge_protocol::{Action, ErrorCode, MAX_MESSAGE_BYTES};
-use common::*;
 use serde_json::{Value, json};
 
 #[tokio::test]

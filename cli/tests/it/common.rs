@@ -1,21 +1,22 @@
-//! Shared helpers for the backend's socket tests: an in-process `serve` on
-//! 127.0.0.1:0 and a fake extension written with tokio-tungstenite.
+//! Shared helpers for the socket tests: an in-process `serve` on 127.0.0.1:0, the
+//! workspace's fake extension (`browser_bridge_conformance::fake`) for a
+//! well-behaved extension, and raw frame helpers for the ill-behaved ones.
 #![allow(dead_code, unreachable_pub)]
 
 use std::time::Duration;
 
 use browser_bridge_backend::server::{ServeOptions, ServerHandle, start_server};
-use browser_bridge_protocol::{Message, PROTOCOL_VERSION, auth};
+pub use browser_bridge_conformance::fake::echo_evaluate;
+use browser_bridge_conformance::fake::{ExtensionSocket, FakeExtension, answer_requests};
+use browser_bridge_protocol::{Message, auth};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{self, Message as WsMessage};
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub type Ws = ExtensionSocket;
 
 pub const EXT_ORIGIN: &str = "chrome-extension://fakeextensionid";
 
@@ -135,18 +136,13 @@ pub async fn connect_extension(server: &ServerHandle, client_id: &str) -> Ws {
 /// [`connect_extension`] to any backend: its `ws://…/extension` URL and token
 /// (a `serve` child process, say).
 pub async fn connect_extension_at(url: &str, token: &str, client_id: &str) -> Ws {
-    let mut request = url.into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("Origin", HeaderValue::from_static(EXT_ORIGIN));
-    let (mut ws, _) = tokio_tungstenite::connect_async(request)
+    FakeExtension::new(url, token)
+        .client_id(client_id)
+        .origin(EXT_ORIGIN)
+        .connect()
         .await
-        .expect("upgrade");
-    let ack = handshake(&mut ws, PROTOCOL_VERSION, client_id, token)
-        .await
-        .expect("ack");
-    assert_eq!(ack["type"], "ack", "{ack}");
-    ws
+        .unwrap_or_else(|e| panic!("the fake extension connects as {client_id}: {e}"))
+        .0
 }
 
 /// Waits until the hub reports an extension (the ack is sent just before the hub
@@ -163,33 +159,13 @@ pub async fn wait_connected(server: &ServerHandle, client_id: &str) {
     panic!("extension {client_id} never registered");
 }
 
-/// Answers each request with `answer(request)` (None: no answer) until the socket ends.
+/// Answers each request with `answer(request)` (None: no answer) until the socket
+/// ends (the shared fake extension's loop).
 pub fn serve_requests(
-    mut ws: Ws,
+    ws: Ws,
     answer: impl Fn(&Value) -> Option<Value> + Send + 'static,
 ) -> tokio::task::JoinHandle<Ws> {
-    tokio::spawn(async move {
-        while let Some(message) = recv(&mut ws).await {
-            if message["type"] == "request"
-                && let Some(reply) = answer(&message)
-                && ws.send(WsMessage::text(reply.to_string())).await.is_err()
-            {
-                break;
-            }
-        }
-        ws
-    })
-}
-
-/// `evaluate` echo: `"return N"` → result value N.
-pub fn echo_evaluate(request: &Value) -> Option<Value> {
-    let expression = request["action"]["expression"].as_str()?;
-    let n: i64 = expression.strip_prefix("return ")?.parse().ok()?;
-    Some(json!({
-        "type": "response",
-        "id": request["id"],
-        "result": {"action": "evaluate", "tabId": 1, "type": "number", "value": n},
-    }))
+    answer_requests(ws, answer)
 }
 
 pub fn http() -> reqwest::Client {

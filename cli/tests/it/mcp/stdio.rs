@@ -1,19 +1,20 @@
 //! `browser-bridge mcp` over stdio, hosting the extension WebSocket itself.
 
-use crate::contract;
-use crate::fake_extension::FakeExtension;
-use crate::support::{ConfigDir, free_port, spawn_mcp};
+use super::contract;
+use super::scripted_extension::ScriptedExtension;
+use super::support::{ConfigDir, spawn_mcp};
 
 #[tokio::test]
 async fn stdio_mcp_hosts_the_extension_socket() {
     let dir = ConfigDir::new();
-    let listen = format!("127.0.0.1:{}", free_port());
-    let client = spawn_mcp(&listen, &dir.path).await;
+    let mut mcp = spawn_mcp("127.0.0.1:0", &dir.path).await;
+    let listen = mcp.hosted_addr().await;
+    let client = mcp.client;
 
     contract::lists_the_browser_tool(&client).await;
     contract::not_connected_without_extension(&client).await;
 
-    let mut ext = FakeExtension::connect(&listen, &dir.token).await;
+    let mut ext = ScriptedExtension::connect(&listen, &dir.token).await;
     contract::calls_pass_through(&client, &mut ext).await;
 
     client.cancel().await.expect("close the MCP session");
@@ -25,19 +26,20 @@ async fn stdio_mcp_hosts_the_extension_socket() {
 async fn stdio_mcp_exits_when_the_client_closes_stdin() {
     use std::process::Stdio;
 
+    use browser_bridge_conformance::child::echo_stderr;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     let dir = ConfigDir::new();
-    let listen = format!("127.0.0.1:{}", free_port());
-    let mut child = tokio::process::Command::new(crate::support::BIN)
-        .args(["mcp", "--listen", &listen, "--config-dir"])
+    let mut child = tokio::process::Command::new(super::support::BIN)
+        .args(["mcp", "--listen", "127.0.0.1:0", "--config-dir"])
         .arg(&dir.path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("spawn browser-bridge mcp");
+    let mut listening = echo_stderr(child.stderr.take().expect("stderr"), "mcp");
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
     stdin
@@ -56,7 +58,11 @@ async fn stdio_mcp_exits_when_the_client_closes_stdin() {
         serde_json::from_str(&line).expect("stdout holds only JSON-RPC");
     assert_eq!(answer["result"]["serverInfo"]["name"], "browser-bridge");
 
-    let _ext = FakeExtension::connect(&listen, &dir.token).await;
+    let listen = tokio::time::timeout(std::time::Duration::from_secs(30), &mut listening)
+        .await
+        .expect("mcp prints its address within 30 s")
+        .expect("mcp listening");
+    let _ext = ScriptedExtension::connect(&listen, &dir.token).await;
     drop(stdin);
     let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
         .await

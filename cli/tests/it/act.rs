@@ -2,15 +2,13 @@
 //! pass-through, deadlines, disconnects, replacement, connect-wait, concurrency,
 //! HTTP auth (PROTOCOL.md §2–§4, docs/DESIGN.md "Backend").
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::common::*;
 use browser_bridge_backend::{Bridge, RemoteBridge, ServeOptions};
 use browser_bridge_protocol::{Action, ErrorCode};
-use common::*;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
@@ -120,7 +118,7 @@ async fn recording_extension(
     result: Value,
 ) -> (
     Arc<std::sync::Mutex<Vec<Value>>>,
-    tokio::task::JoinHandle<common::Ws>,
+    tokio::task::JoinHandle<crate::common::Ws>,
 ) {
     let ws = connect_extension(server, "c").await;
     wait_connected(server, "c").await;

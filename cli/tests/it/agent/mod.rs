@@ -2,8 +2,6 @@
 //! HTTP, OpenAI and Anthropic wire formats) and a fake extension over a real
 //! WebSocket into an in-process server, driven through the real hub.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod scripted_llm;
 
 use std::sync::{Arc, Mutex};
@@ -57,12 +55,12 @@ struct FakeBrowser {
 
 impl FakeBrowser {
     async fn start(page: Value) -> FakeBrowser {
-        let server = common::start(common::options()).await;
-        let ws = common::connect_extension(&server, "agent-test").await;
-        common::wait_connected(&server, "agent-test").await;
+        let server = crate::common::start(crate::common::options()).await;
+        let ws = crate::common::connect_extension(&server, "agent-test").await;
+        crate::common::wait_connected(&server, "agent-test").await;
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = seen.clone();
-        common::serve_requests(ws, move |request| {
+        crate::common::serve_requests(ws, move |request| {
             let action = request["action"].clone();
             record.lock().unwrap().push(action.clone());
             Some(answer(request, &action, &page)).filter(|reply| !reply.is_null())

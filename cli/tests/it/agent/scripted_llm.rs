@@ -6,7 +6,7 @@
 //! a tool result with its id; Anthropic roles alternating) and answers 400 when it
 //! is not, so a malformed conversation fails the run instead of passing silently.
 //!
-//! Shared by backend/tests/agent and the tests crate's agent_demo (by `#[path]`).
+//! Shared by cli/tests/it/agent and the tests crate's agent_demo (by `#[path]`).
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::VecDeque;

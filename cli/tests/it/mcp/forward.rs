@@ -3,16 +3,16 @@
 use browser_bridge_protocol::Action;
 use serde_json::json;
 
-use crate::fake_extension::FakeExtension;
-use crate::support::{ConfigDir, call, expect_ok, spawn_mcp, spawn_serve};
+use super::scripted_extension::ScriptedExtension;
+use super::support::{ConfigDir, call, expect_ok, spawn_mcp, spawn_serve};
 
 #[tokio::test]
 async fn stdio_mcp_forwards_to_a_running_serve() {
     let dir = ConfigDir::new();
     let serve = spawn_serve(&dir.path).await;
     // The extension is connected to `serve`, not to the `mcp` process.
-    let mut ext = FakeExtension::connect(&serve.addr, &dir.token).await;
-    let client = spawn_mcp(&serve.addr, &dir.path).await;
+    let mut ext = ScriptedExtension::connect(&serve.addr, &dir.token).await;
+    let client = spawn_mcp(&serve.addr, &dir.path).await.client;
 
     let text = expect_ok(
         &call(

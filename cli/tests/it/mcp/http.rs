@@ -5,9 +5,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 
-use crate::contract;
-use crate::fake_extension::FakeExtension;
-use crate::support::{ConfigDir, spawn_serve};
+use super::contract;
+use super::scripted_extension::ScriptedExtension;
+use super::support::{ConfigDir, spawn_serve};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
@@ -84,7 +84,7 @@ async fn http_mcp_on_serve() {
     contract::lists_the_browser_tool(&client).await;
     contract::not_connected_without_extension(&client).await;
 
-    let mut ext = FakeExtension::connect(&serve.addr, &dir.token).await;
+    let mut ext = ScriptedExtension::connect(&serve.addr, &dir.token).await;
     contract::calls_pass_through(&client, &mut ext).await;
 
     client.cancel().await.expect("close the MCP session");

@@ -7,8 +7,6 @@
 
 #![cfg(unix)]
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -31,7 +29,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn pair_creates_a_private_dir_and_narrows_a_readable_token() {
-    let dir = common::temp_config_dir().join("new");
+    let dir = crate::common::temp_config_dir().join("new");
     let pair = run(&["pair"], &dir);
     assert!(pair.status.success(), "{pair:?}");
     assert_eq!(mode(&dir), 0o700);
@@ -77,7 +75,7 @@ fn each_odd_token_file_state_is_one_clear_error() {
         ),
     ];
     for (name, setup, expected) in cases {
-        let dir = common::temp_config_dir();
+        let dir = crate::common::temp_config_dir();
         let token_file = dir.join("pairing-token");
         setup(&token_file);
         for command in [&["pair"][..], &["serve", "--listen", "127.0.0.1:0"][..]] {

@@ -1,16 +1,14 @@
-//! Shared helpers: temp config dirs, the real binary (`serve`, `mcp`, `schema`),
-//! rmcp clients, and reading tool results.
+//! Shared helpers: temp config dirs, the real binary (`serve`, `mcp` through
+//! `browser_bridge_conformance::child`, `schema`), and reading tool results.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
+use browser_bridge_conformance::child::{self, Listening, McpChild};
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 /// The `browser-bridge` binary under test.
 pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
@@ -35,18 +33,11 @@ impl Drop for ConfigDir {
     }
 }
 
-/// A loopback port that was free a moment ago (for `mcp --listen`, which must be
-/// told its address up front).
-pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("bind 127.0.0.1:0")
-        .port()
-}
-
 /// Spawns `browser-bridge mcp --listen <listen> --config-dir <dir> --connect-wait 300ms`
-/// and completes the MCP initialize handshake with an rmcp client over its stdio.
-pub(crate) async fn spawn_mcp(listen: &str, dir: &Path) -> RunningService<RoleClient, ()> {
+/// behind rmcp's client (initialized). With `--listen 127.0.0.1:0` it hosts the
+/// extension socket and [`McpChild::hosted_addr`] tells where; on a running
+/// `serve`'s address it forwards there.
+pub(crate) async fn spawn_mcp(listen: &str, dir: &Path) -> McpChild {
     let mut command = Command::new(BIN);
     command
         .args([
@@ -58,25 +49,14 @@ pub(crate) async fn spawn_mcp(listen: &str, dir: &Path) -> RunningService<RoleCl
             "--config-dir",
         ])
         .arg(dir);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn browser-bridge mcp");
-    ().serve(transport)
-        .await
-        .expect("MCP initialize over stdio")
-}
-
-/// A running `browser-bridge serve` on a free port; killed on drop.
-pub(crate) struct Serve {
-    pub(crate) addr: String,
-    _child: Child,
+    child::spawn_mcp(command).await
 }
 
 /// Spawns `browser-bridge serve --listen 127.0.0.1:0 --connect-wait 300ms` and
-/// waits for its `listening on http://<addr>` line on stderr.
-pub(crate) async fn spawn_serve(dir: &Path) -> Serve {
-    let mut child = Command::new(BIN)
+/// waits for its `listening on http://<addr>` line; killed on drop.
+pub(crate) async fn spawn_serve(dir: &Path) -> Listening {
+    let mut command = Command::new(BIN);
+    command
         .args([
             "serve",
             "--listen",
@@ -85,35 +65,8 @@ pub(crate) async fn spawn_serve(dir: &Path) -> Serve {
             "300ms",
             "--config-dir",
         ])
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn browser-bridge serve");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let addr = loop {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("serve prints its address within 30 s")
-            .expect("read stderr")
-            .expect("serve exited before listening");
-        eprintln!("serve: {line}");
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            break rest.trim().to_owned();
-        }
-    };
-    // Keep draining stderr so the child never blocks on a full pipe.
-    tokio::spawn(async move {
-        while let Ok(Some(line)) = lines.next_line().await {
-            eprintln!("serve: {line}");
-        }
-    });
-    Serve {
-        addr,
-        _child: child,
-    }
+        .arg(dir);
+    child::spawn_listening(command, "serve").await
 }
 
 /// `browser-bridge schema <args>`, parsed.

@@ -2,14 +2,12 @@
 //! goes through it to a fake extension, errors go to stderr with a non-zero exit,
 //! `pair` prints the token, `schema` prints JSON Schemas.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
+use crate::common::{EXT_ORIGIN, echo_evaluate, handshake};
 use browser_bridge_protocol::PROTOCOL_VERSION;
-use common::{EXT_ORIGIN, echo_evaluate, handshake};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
@@ -63,7 +61,7 @@ fn stderr_error(output: &Output) -> Value {
 
 #[tokio::test]
 async fn serve_act_status_pair_and_errors() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let (_serve, base) = spawn_serve(&dir, &["--connect-wait", "200ms"]);
     assert!(base.starts_with("http://127.0.0.1:"), "{base}");
     let port: u16 = base.rsplit(':').next().unwrap().parse().unwrap();
@@ -105,7 +103,7 @@ async fn serve_act_status_pair_and_errors() {
     let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
     let ack = handshake(&mut ws, PROTOCOL_VERSION, "cli-ext", &token).await;
     assert_eq!(ack.unwrap()["type"], "ack");
-    let _ext = common::serve_requests(ws, echo_evaluate);
+    let _ext = crate::common::serve_requests(ws, echo_evaluate);
 
     let out = run(
         &["act", r#"{"action":"evaluate","expression":"return 12"}"#],
@@ -155,7 +153,7 @@ async fn serve_act_status_pair_and_errors() {
 
 #[tokio::test]
 async fn serve_refuses_a_non_loopback_listen() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let out = tokio::process::Command::new(BIN)
         .args(["serve", "--listen", "0.0.0.0:0", "--config-dir"])
         .arg(&dir)
@@ -198,7 +196,7 @@ async fn schema_prints_the_three_schemas() {
 /// is a normal end (exit 0, nothing on stderr), not a "Broken pipe" panic (101).
 #[test]
 fn a_closed_stdout_ends_quietly_with_exit_0() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let dir = dir.to_str().unwrap();
     for args in [&["schema"][..], &["pair", "--config-dir", dir][..]] {
         // The read end is closed before the child starts, so every write fails
@@ -221,7 +219,7 @@ fn a_closed_stdout_ends_quietly_with_exit_0() {
 /// `serve 2> file`: logs written to a non-terminal carry no ANSI colour codes.
 #[test]
 fn logs_to_a_non_terminal_have_no_colour_codes() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let mut child = Command::new(BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
         .arg(&dir)

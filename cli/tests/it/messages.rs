@@ -2,16 +2,14 @@
 //! `--server` without a scheme, a busy listen port (also for `mcp`), an unusable
 //! config directory, a backend shutting down, no extension connected.
 
-mod common;
-
 use std::process::Output;
 use std::time::Duration;
 
+use crate::common::*;
 use browser_bridge_backend::connect::{Reached, reach};
 use browser_bridge_backend::server::{ServeError, ServeOptions, start_server};
 use browser_bridge_backend::{Bridge, RemoteBridge};
 use browser_bridge_protocol::{Action, ErrorCode};
-use common::*;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");

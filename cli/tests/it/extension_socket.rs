@@ -1,12 +1,10 @@
 //! `/extension` against a fake extension over real sockets: Origin check, the
 //! handshake (PROTOCOL.md §2), keep-alive and frame rules (§1, §3), events (§11).
 
-mod common;
-
 use std::time::Duration;
 
+use crate::common::*;
 use browser_bridge_protocol::{MAX_MESSAGE_BYTES, PROTOCOL_VERSION, auth};
-use common::*;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::{self, Message as WsMessage};

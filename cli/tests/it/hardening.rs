@@ -4,16 +4,14 @@
 //! extension that stops reading is dropped with every request answered once,
 //! status stays small, and untrusted text cannot forge a log line.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::common::{EXT_ORIGIN, Ws, connect_extension, connect_extension_at, hello, send};
 use browser_bridge_protocol::PROTOCOL_VERSION;
-use common::{EXT_ORIGIN, Ws, connect_extension, connect_extension_at, hello, send};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::Message as WsMessage;
@@ -49,12 +47,12 @@ const DECODE_BOUND: Duration = Duration::from_secs(5);
 async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
     // The default 10 s for hello: a 1 MiB frame on a busy machine needs more than
     // the tests' usual 300 ms to arrive.
-    let server = common::start(browser_bridge_backend::ServeOptions {
+    let server = crate::common::start(browser_bridge_backend::ServeOptions {
         hello_timeout: Duration::from_secs(10),
-        ..common::options()
+        ..crate::common::options()
     })
     .await;
-    let client = common::http();
+    let client = crate::common::http();
 
     // A 1 MiB hello with one mistyped field, before authentication: refused for
     // its size, never decoded.
@@ -65,7 +63,7 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
     let started = Instant::now();
     let mut hostile = Vec::new();
     for _ in 0..2 {
-        let mut ws = common::connect_raw(&server, Some(EXT_ORIGIN))
+        let mut ws = crate::common::connect_raw(&server, Some(EXT_ORIGIN))
             .await
             .unwrap();
         ws.send(WsMessage::text(text.clone())).await.unwrap();
@@ -75,7 +73,7 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
     let (status, _) = get_status(&client, &server.base_url(), &server.token).await;
     assert_eq!(status, 200);
     for mut ws in hostile {
-        let reject = common::recv(&mut ws).await.expect("a reject");
+        let reject = crate::common::recv(&mut ws).await.expect("a reject");
         assert_eq!(reject["type"], "reject", "{reject}");
         assert_eq!(reject["error"]["code"], "invalid_request");
         let message = reject["error"]["message"].as_str().unwrap();
@@ -89,7 +87,7 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
         1 << 20,
     );
     let started = Instant::now();
-    let (status, body) = common::post_act(&client, &server, &action.to_string()).await;
+    let (status, body) = crate::common::post_act(&client, &server, &action.to_string()).await;
     assert!(started.elapsed() < DECODE_BOUND, "{:?}", started.elapsed());
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["error"]["code"], "invalid_request");
@@ -102,8 +100,8 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
     // A 1 MiB response result with one mistyped field, from the extension: the
     // request still gets its one answer, naming the field.
     let ws = connect_extension(&server, "c-hostile").await;
-    common::wait_connected(&server, "c-hostile").await;
-    let extension = common::serve_requests(ws, |request| {
+    crate::common::wait_connected(&server, "c-hostile").await;
+    let extension = crate::common::serve_requests(ws, |request| {
         let result = padded(
             json!({"action": "navigate", "tabId": "one", "url": "https://a.test/", "title": "A"}),
             1 << 20,
@@ -111,7 +109,7 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
         Some(json!({"type": "response", "id": request["id"], "result": result}))
     });
     let started = Instant::now();
-    let (status, body) = common::post_act(
+    let (status, body) = crate::common::post_act(
         &client,
         &server,
         r#"{"action":"navigate","url":"https://a.test/"}"#,
@@ -258,7 +256,7 @@ async fn a_flood_of_silent_connections_neither_exhausts_fds_nor_locks_out_status
         flood as u64 > SERVER_NOFILE / 2,
         "this process may open only {flood} sockets: too few to test a flood"
     );
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let serve = Serve::spawn(&dir, Some(SERVER_NOFILE));
     let addr = serve.base.trim_start_matches("http://").to_owned();
     let baseline = serve.fds();
@@ -267,7 +265,7 @@ async fn a_flood_of_silent_connections_neither_exhausts_fds_nor_locks_out_status
         silent.push(tokio::net::TcpStream::connect(&addr).await.unwrap());
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let client = common::http();
+    let client = crate::common::http();
     let (status, body) = get_status(&client, &serve.base, &serve.token).await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     let during = serve.fds();
@@ -301,11 +299,11 @@ async fn a_flood_of_silent_connections_neither_exhausts_fds_nor_locks_out_status
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_extension_that_stops_reading_is_dropped_and_every_request_answered_once() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let serve = Serve::spawn(&dir, None);
     // Authenticated, then never reads again (the socket stays open).
     let stuck: Ws = connect_extension_at(&serve.ws_url(), &serve.token, "c-stuck").await;
-    let client = common::http();
+    let client = crate::common::http();
     let baseline = serve.rss_kib();
     let expression = format!("return '{}'", "x".repeat(4 << 20));
     let body = Arc::new(json!({"action": "evaluate", "expression": expression}).to_string());
@@ -370,10 +368,10 @@ async fn an_extension_that_stops_reading_is_dropped_and_every_request_answered_o
 
 #[tokio::test]
 async fn status_stays_small_with_many_sessions_and_long_urls() {
-    let dir = common::temp_config_dir().join("fresh");
-    let mut options = common::options();
+    let dir = crate::common::temp_config_dir().join("fresh");
+    let mut options = crate::common::options();
     options.config_dir = Some(dir.clone());
-    let server = common::start(options).await;
+    let server = crate::common::start(options).await;
     let mut ws = connect_extension(&server, "c-caps").await;
     let long_url = format!("https://example.test/{}", "p".repeat(64 * 1024));
     for tab in 0..1500 {
@@ -382,7 +380,7 @@ async fn status_stays_small_with_many_sessions_and_long_urls() {
             "agentWindow": true, "startedAt": 1}});
         send(&mut ws, &event).await;
     }
-    let client = common::http();
+    let client = crate::common::http();
     let status = loop {
         let (_, body) = get_status(&client, &server.base_url(), &server.token).await;
         let status: Value = serde_json::from_slice(&body).unwrap();
@@ -438,7 +436,7 @@ async fn status_stays_small_with_many_sessions_and_long_urls() {
 
 #[tokio::test]
 async fn a_newline_in_an_untrusted_message_type_does_not_forge_a_log_line() {
-    let dir = common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let serve = Serve::spawn(&dir, None);
     let forged = "x\nFORGED 2026-01-01T00:00:00Z  INFO browser_bridge: extension connected";
     // Before authentication, as the first frame…
@@ -453,7 +451,7 @@ async fn a_newline_in_an_untrusted_message_type_does_not_forge_a_log_line() {
     let mut ws = connect_extension_at(&serve.ws_url(), &serve.token, "c-log").await;
     send(&mut ws, &json!({"type": forged})).await;
     send(&mut ws, &json!({"type": "ping", "nonce": 7})).await;
-    let pong = common::recv(&mut ws).await.unwrap();
+    let pong = crate::common::recv(&mut ws).await.unwrap();
     assert_eq!(pong["type"], "pong");
     let lines = serve.finish();
     assert!(
@@ -471,7 +469,7 @@ async fn a_newline_in_an_untrusted_message_type_does_not_forge_a_log_line() {
 #[tokio::test]
 async fn a_half_sent_request_does_not_hold_the_shutdown() {
     use tokio::io::AsyncWriteExt;
-    let server = common::start(common::options()).await;
+    let server = crate::common::start(crate::common::options()).await;
     let mut half = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     half.write_all(b"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .await

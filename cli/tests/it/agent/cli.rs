@@ -142,7 +142,7 @@ async fn run_without_a_key_for_a_remote_api_is_refused() {
 /// started) with the pairing token, and the task completes through the in-process hub.
 #[tokio::test]
 async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
-    let dir = super::common::temp_config_dir();
+    let dir = crate::common::temp_config_dir();
     let token = browser_bridge_backend::config::load_or_create_token(&dir).unwrap();
     // A free port: bound on :0 and released for the child to listen on.
     let addr = std::net::TcpListener::bind("127.0.0.1:0")
@@ -171,7 +171,7 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
             .unwrap();
         request
             .headers_mut()
-            .insert("Origin", super::common::EXT_ORIGIN.parse().unwrap());
+            .insert("Origin", crate::common::EXT_ORIGIN.parse().unwrap());
         if let Ok((socket, _)) = tokio_tungstenite::connect_async(request).await {
             ws = Some(socket);
             break;
@@ -179,7 +179,7 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     let mut ws = ws.expect("the run listens for the extension");
-    let ack = super::common::handshake(
+    let ack = crate::common::handshake(
         &mut ws,
         browser_bridge_protocol::PROTOCOL_VERSION,
         "late",
@@ -191,7 +191,7 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
     let page = claim_page();
-    super::common::serve_requests(ws, move |request| {
+    crate::common::serve_requests(ws, move |request| {
         record
             .lock()
             .unwrap()

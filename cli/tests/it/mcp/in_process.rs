@@ -13,7 +13,7 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ContentBlock};
 use serde_json::json;
 
-use crate::support::{call, expect_error, expect_ok};
+use super::support::{call, expect_error, expect_ok};
 
 /// Records every action; answers screenshots and page-tool calls, refuses the rest
 /// with `domain_blocked`.

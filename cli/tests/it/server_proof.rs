@@ -4,20 +4,18 @@
 //! are pointed at. Each must refuse, exit non-zero naming the
 //! address, and never send the token.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::*;
 use browser_bridge_agent::llm::MODEL_ENV_VARIABLES;
 use browser_bridge_backend::client::hello::fresh_nonce;
 use browser_bridge_backend::{Bridge, Probe, RemoteBridge};
 use browser_bridge_protocol::auth::{server_proof, verify_server_proof};
 use browser_bridge_protocol::{Action, ErrorCode, PROTOCOL_VERSION};
-use common::*;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

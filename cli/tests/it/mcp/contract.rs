@@ -5,8 +5,8 @@ use rmcp::RoleClient;
 use rmcp::service::RunningService;
 use serde_json::json;
 
-use crate::fake_extension::{FakeExtension, STALE_UID};
-use crate::support::{
+use super::scripted_extension::{STALE_UID, ScriptedExtension};
+use super::support::{
     action_enum, call, expect_error, expect_ok, schema_from_cli, union_action_names,
 };
 
@@ -52,7 +52,7 @@ pub(crate) async fn not_connected_without_extension(client: &RunningService<Role
 /// the decoder; extension errors come back as tool errors with their code.
 pub(crate) async fn calls_pass_through(
     client: &RunningService<RoleClient, ()>,
-    ext: &mut FakeExtension,
+    ext: &mut ScriptedExtension,
 ) {
     let text = expect_ok(&call(client, json!({"action": "extract", "tabId": 7})).await);
     assert!(matches!(ext.next_action().await, Action::Extract(_)));
