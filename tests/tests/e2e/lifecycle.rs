@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use browser_bridge_tests::harness::Stack;
+use browser_bridge_tests::harness::{Stack, uid_named};
 use serde_json::{Value, json};
 
 fn epoch_ms() -> u64 {
@@ -64,17 +64,6 @@ async fn stop_and_time(stack: &Stack, within: Duration) -> (u64, Value) {
     let after = reconnected(stack, &before, within).await;
     let acked_at = after["connectedAt"].as_u64().expect("connectedAt");
     (acked_at.saturating_sub(stopped_at), after)
-}
-
-fn uid_named(extract: &Value, name: &str) -> String {
-    extract["elements"]
-        .as_array()
-        .expect("elements")
-        .iter()
-        .find(|e| e["name"] == name)
-        .and_then(|e| e["uid"].as_str())
-        .unwrap_or_else(|| panic!("no element {name:?} in {}", extract["elements"]))
-        .to_owned()
 }
 
 /// Asks the worker through one of the extension's own pages (as the popup does).

@@ -2,7 +2,7 @@
 //! testing, shadow DOM, hover, press_key, type (plain, contenteditable,
 //! React-style controlled), select_option, scroll, upload_file.
 
-use browser_bridge_tests::harness::Stack;
+use browser_bridge_tests::harness::{Stack, uid_of};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -310,13 +310,7 @@ async fn uids_from_extract_resolve_then_go_stale() {
         .act(json!({ "action": "extract", "tabId": tab }))
         .await
         .expect("extract");
-    let uid = page["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "Click me")
-        .unwrap_or_else(|| panic!("no `Click me` button in {page}"))["uid"]
-        .clone();
+    let uid = uid_of(&page, "button", "Click me");
     stack
         .act(json!({ "action": "click", "tabId": tab, "uid": uid }))
         .await
@@ -355,13 +349,7 @@ async fn removed_element_is_stale_and_detached() {
         .act(json!({ "action": "extract", "tabId": tab }))
         .await
         .expect("extract");
-    let uid = page["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "Click me")
-        .unwrap_or_else(|| panic!("no `Click me` button in {page}"))["uid"]
-        .clone();
+    let uid = uid_of(&page, "button", "Click me");
     // Kept alive by page JS, as a framework's node cache would.
     stack
         .eval(

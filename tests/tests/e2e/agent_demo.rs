@@ -4,7 +4,7 @@
 //! server speaking the OpenAI and Anthropic wire formats) that picks uids from
 //! the element lines it is shown and quotes what the page says, as a model would.
 
-#[path = "../../cli/tests/it/agent/scripted_llm.rs"]
+#[path = "../../../cli/tests/it/agent/scripted_llm.rs"]
 mod scripted_llm;
 
 use std::time::Duration;

@@ -5,12 +5,11 @@
 //! headless Chromium.
 
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
-use std::time::Duration;
+use std::process::Output;
 
+use browser_bridge_conformance::child::spawn_listening;
 use browser_bridge_tests::build::build_backend;
 use browser_bridge_tests::harness::ensure_built;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const CONFORMANCE: &str = env!("CARGO_BIN_EXE_browser-bridge-conformance");
 
@@ -51,28 +50,12 @@ async fn backend_mode_passes_against_our_backend() {
     let binary = tokio::task::spawn_blocking(backend_binary).await.unwrap();
     let config = std::env::temp_dir().join(format!("bb-conformance-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&config).unwrap();
-    let mut serve = tokio::process::Command::new(&binary)
+    let mut command = tokio::process::Command::new(&binary);
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the backend starts");
-    let mut lines = BufReader::new(serve.stderr.take().unwrap()).lines();
-    let base = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return url.to_owned();
-            }
-        }
-        panic!("the backend exited before listening");
-    })
-    .await
-    .expect("the backend prints `listening on …`");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let ws_url = format!("{}/extension", base.replacen("http://", "ws://", 1));
+        .arg(&config);
+    let mut serve = spawn_listening(command, "serve").await;
+    let ws_url = format!("ws://{}/extension", serve.addr);
 
     let output = tokio::process::Command::new(CONFORMANCE)
         .args(["backend", &ws_url, "--config-dir"])
@@ -80,7 +63,7 @@ async fn backend_mode_passes_against_our_backend() {
         .output()
         .await
         .unwrap();
-    serve.kill().await.ok();
+    serve.child.kill().await.ok();
     let _ = std::fs::remove_dir_all(&config);
     assert_all_passed(&output, 36);
 }

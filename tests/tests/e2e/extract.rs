@@ -1,7 +1,7 @@
 //! `extract` and page tools through the real stack (backend + wasm extension in
 //! headless Chromium) on the fixture pages of `tests/fixtures/extract/`.
 
-use browser_bridge_tests::harness::Stack;
+use browser_bridge_tests::harness::{Stack, uid_of};
 use serde_json::{Value, json};
 
 async fn extract(stack: &Stack, tab: i64) -> Value {
@@ -9,17 +9,6 @@ async fn extract(stack: &Stack, tab: i64) -> Value {
         .act(json!({ "action": "extract", "tabId": tab }))
         .await
         .expect("extract")
-}
-
-fn uid_of(result: &Value, role: &str, name: &str) -> String {
-    result["elements"]
-        .as_array()
-        .expect("elements")
-        .iter()
-        .find(|e| e["role"] == role && e["name"] == name)
-        .and_then(|e| e["uid"].as_str())
-        .unwrap_or_else(|| panic!("no {role} {name:?} in {}", result["elements"]))
-        .to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
