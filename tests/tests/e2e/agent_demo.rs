@@ -164,16 +164,11 @@ fn item_count(text: &str) -> Option<u32> {
         })
 }
 
-/// `browser-bridge verify` as a process against the running `serve` (real
-/// Chromium) and the demo site, with the scripted model answering all four tasks
-/// in order: the table reports every task passed.
+/// `browser-bridge-verify` as a process (it serves the demo site and starts its
+/// own `serve` and real Chromium), with the scripted model answering all four
+/// tasks in order: the table reports every task passed.
 #[tokio::test]
 async fn verify_runs_the_demo_task_set_and_reports_the_pass_rate() {
-    let site = DemoSite::start().await.expect("demo site");
-    let stack = Stack::start()
-        .await
-        .expect("backend + Chromium + extension");
-    let built = browser_bridge_tests::harness::ensure_built().expect("built");
     let new_item = || {
         on_element(
             "textbox",
@@ -236,15 +231,11 @@ async fn verify_runs_the_demo_task_set_and_reports_the_pass_rate() {
     ];
     let replies = script.len();
     let llm = ScriptedLlm::start(script).await;
-    let listen = stack.base_url.trim_start_matches("http://").to_owned();
-    let mut command = std::process::Command::new(&built.backend_bin);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_browser-bridge-verify"));
     for var in MODEL_ENV_VARIABLES {
         command.env_remove(var);
     }
     command
-        .args(["verify", "--site", &site.url(""), "--listen", &listen])
-        .arg("--config-dir")
-        .arg(stack.config_dir.path())
         .args(["--base-url", &llm.base_url(), "--model", "scripted"])
         .env("BROWSER_BRIDGE_LOG", "warn");
     let output = tokio::task::spawn_blocking(move || command.output().unwrap())
