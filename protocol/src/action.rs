@@ -511,7 +511,7 @@ impl Action {
     }
 
     /// The URL the action asks to load (`navigate`, `open_tab`), which must pass
-    /// [`check_url_scheme`] (§5) before it is sent.
+    /// [`check_url_scheme`](crate::check_url_scheme) (§5) before it is sent.
     pub fn url(&self) -> Option<&str> {
         match self {
             Action::Navigate(p) => Some(&p.url),

@@ -143,7 +143,7 @@ pub enum Input {
     /// socket, connect at once (this also leaves a fatal state).
     Reconnect,
     /// The settings of attempt `generation` were read (or why they were not), with
-    /// a fresh `N_E` for it ([`auth::encode_nonce`] of 32 random bytes) and the
+    /// a fresh `N_E` for it ([`auth::encode_nonce`](browser_bridge_protocol::auth::encode_nonce) of 32 random bytes) and the
     /// `clientId` (made and stored by the caller on first run).
     Settings {
         /// The attempt.
