@@ -5,32 +5,17 @@
 //! Run: `cargo bench -p browser-bridge --bench act`.
 #![allow(clippy::print_stdout, unreachable_pub)] // a bench binary reports on stdout
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use browser_bridge_protocol::{Message, auth};
-use futures_util::{SinkExt, StreamExt};
+use browser_bridge_conformance::child::spawn_listening;
+use browser_bridge_conformance::fake::{FakeExtension, answer_requests, echo_evaluate};
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message as WsMessage;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::http::HeaderValue;
 
 const SEQUENTIAL: usize = 2_000;
 const CONCURRENCY: usize = 64;
 const THROUGHPUT_WINDOW: Duration = Duration::from_secs(3);
-
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -39,28 +24,6 @@ fn rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
-}
-
-fn spawn_serve(config_dir: &Path) -> (Serve, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_browser-bridge"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
-        .arg(config_dir)
-        .env("BROWSER_BRIDGE_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn browser-bridge serve");
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(url) = line.strip_prefix("listening on http://") {
-            break url.to_owned();
-        }
-    };
-    // Keep draining stderr so the child never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (Serve(child), addr)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -72,8 +35,13 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 async fn main() {
     let config_dir = std::env::temp_dir().join(format!("bb-bench-{}", std::process::id()));
     std::fs::create_dir_all(&config_dir).unwrap();
-    let (serve, addr) = spawn_serve(&config_dir);
-    let pid = serve.0.id();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_browser-bridge"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--config-dir"])
+        .arg(&config_dir)
+        .env("BROWSER_BRIDGE_LOG", "warn");
+    let serve = spawn_listening(command, "serve").await; // killed on drop
+    let (addr, pid) = (serve.addr.clone(), serve.child.id().expect("serve runs"));
     let token = std::fs::read_to_string(config_dir.join("pairing-token"))
         .unwrap()
         .trim()
@@ -81,45 +49,14 @@ async fn main() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let idle_rss = rss_kib(pid);
 
-    // Fake extension: answers every evaluate "return N" with N.
-    let mut request = format!("ws://{addr}/extension")
-        .into_client_request()
-        .unwrap();
-    request.headers_mut().insert(
-        "Origin",
-        HeaderValue::from_static("chrome-extension://bench"),
-    );
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let n_e = auth::encode_nonce(&rand::random());
-    let hello = json!({"type":"hello","protocolVersion":browser_bridge_protocol::PROTOCOL_VERSION,
-        "extensionVersion":"bench","clientId":"bench","nonce":n_e});
-    ws.send(WsMessage::text(hello.to_string())).await.unwrap();
-    let challenge = ws.next().await.unwrap().unwrap();
-    let Ok(Message::Challenge(challenge)) = Message::decode(challenge.to_text().unwrap()) else {
-        panic!("expected a challenge: {challenge}")
-    };
-    let answer = challenge.answer(&token, &n_e).expect("backend proof");
-    ws.send(WsMessage::text(Message::Auth(answer).encode()))
+    // The workspace's fake extension: answers every evaluate "return N" with N.
+    let (ws, _ack) = FakeExtension::new(format!("ws://{addr}/extension"), &token)
+        .client_id("bench")
+        .connect()
         .await
-        .unwrap();
-    let ack = ws.next().await.unwrap().unwrap();
-    assert!(ack.to_text().unwrap().contains("\"ack\""), "{ack}");
+        .expect("the fake extension connects");
     let connected_rss = rss_kib(pid);
-    tokio::spawn(async move {
-        let (mut sink, mut stream) = ws.split();
-        while let Some(Ok(frame)) = stream.next().await {
-            let WsMessage::Text(text) = frame else {
-                continue;
-            };
-            let request: Value = serde_json::from_str(&text).unwrap();
-            let n: i64 = request["action"]["expression"].as_str().unwrap()[7..]
-                .parse()
-                .unwrap();
-            let reply = json!({"type":"response","id":request["id"],
-                "result":{"action":"evaluate","tabId":1,"type":"number","value":n}});
-            sink.send(WsMessage::text(reply.to_string())).await.unwrap();
-        }
-    });
+    let _extension = answer_requests(ws, echo_evaluate);
 
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let url = format!("http://{addr}/v1/act");

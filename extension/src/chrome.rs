@@ -5,7 +5,7 @@
 //! promise and turns a rejection into a [`ChromeError`] carrying its message.
 //! Events are not bound here: the JS loader (`static/background.js`) registers
 //! every listener synchronously in the worker's first turn and forwards them to
-//! [`crate::handle_event`].
+//! [`crate::Worker::handle_event`].
 
 use js_sys::{Object, Promise, Reflect};
 use serde::Serialize;
@@ -155,27 +155,20 @@ pub async fn detach(tab_id: i64) -> Result<(), ChromeError> {
     call(debugger_detach(&debuggee(tab_id))).await.map(|_| ())
 }
 
-/// `chrome.debugger.sendCommand({tabId}, method, params)`, without a timeout (see
-/// [`crate::cdp`] for the timed version every caller should use).
+/// `chrome.debugger.sendCommand({tabId, sessionId?}, method, params)`, without
+/// a timeout (see [`crate::cdp`] for the typed, timed version every caller
+/// should use). `session` addresses a child target of the tab (an out-of-process
+/// iframe) attached through `Target.setAutoAttach` with `flatten`.
 pub async fn send_command(
     tab_id: i64,
-    method: &str,
-    params: &JsValue,
-) -> Result<JsValue, ChromeError> {
-    call(debugger_send_command(&debuggee(tab_id), method, params)).await
-}
-
-/// `chrome.debugger.sendCommand({tabId, sessionId}, method, params)`: a command to
-/// a child target of the tab (an out-of-process iframe) attached through
-/// `Target.setAutoAttach` with `flatten`. No timeout, as [`send_command`].
-pub async fn send_session_command(
-    tab_id: i64,
-    session_id: &str,
+    session: Option<&str>,
     method: &str,
     params: &JsValue,
 ) -> Result<JsValue, ChromeError> {
     let target = debuggee(tab_id);
-    Reflect::set(&target, &"sessionId".into(), &session_id.into()).ok();
+    if let Some(session) = session {
+        Reflect::set(&target, &"sessionId".into(), &session.into()).ok();
+    }
     call(debugger_send_command(&target, method, params)).await
 }
 

@@ -1,10 +1,11 @@
 //! Requests in, exactly one response out (PROTOCOL.md §3, §5).
 //!
-//! The envelope was validated on arrival by `Message::decode` (connection.rs). Here:
-//! Stop all, `tabId` resolution (§5), the per-tab lock (requests on different tabs
-//! run concurrently, on one tab one at a time), the session attach, the open-dialog
-//! rule, and the race of the action against its deadline (`request.timeoutMs`) and
-//! against the end of its session. Whatever happens, one `response` goes out.
+//! The envelope was validated on arrival by `Message::decode`. Here: Stop all,
+//! `tabId` resolution (§5, [`crate::core::tabs`]), the per-tab lock (requests on
+//! different tabs run concurrently, on one tab one at a time), the session
+//! attach, the open-dialog rule, and the race of the action against its deadline
+//! (`request.timeoutMs`) and against the end of its session. Whatever happens, one
+//! `response` goes to the outbox.
 
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
@@ -13,10 +14,15 @@ use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::{actions, connection, sessions};
+use crate::actions;
+use crate::app::App;
+use crate::core::messages::{quote, with_article};
+use crate::core::tabs::{Resolved, resolve_tab};
+use crate::sessions::end::crashed_error;
 
 /// Runs one request in its own task and sends its one response.
-pub fn spawn_request(request: Request) {
+pub fn spawn_request(app: &App, request: Request) {
+    let app = app.clone();
     spawn_local(async move {
         let Request {
             id,
@@ -25,7 +31,7 @@ pub fn spawn_request(request: Request) {
         } = request;
         let name = action.name();
         let deadline = TimeoutFuture::new(timeout_ms.min(u32::MAX as u64) as u32);
-        let outcome = match select(Box::pin(run(action)), deadline).await {
+        let outcome = match select(Box::pin(run(&app, action)), deadline).await {
             Either::Left((outcome, _)) => outcome,
             Either::Right(_) => Err(BridgeError::new(
                 ErrorCode::Timeout,
@@ -33,8 +39,8 @@ pub fn spawn_request(request: Request) {
             )),
         };
         // Action counts and uids changed: keep them for a restarted worker.
-        crate::lifecycle::persist();
-        connection::send_response(match outcome {
+        app.sessions.persist();
+        app.outbox.response(match outcome {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(id, error),
         });
@@ -45,92 +51,69 @@ pub fn spawn_request(request: Request) {
 ///
 /// # Errors
 /// Any [`BridgeError`] of §4 that the extension produces.
-pub async fn run(action: Action) -> Result<ActionResult, BridgeError> {
+pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError> {
     // A restarted worker first takes back its sessions (lifecycle.rs).
-    crate::lifecycle::restored().await;
-    if sessions::global_stopped() {
+    app.gate.passed().await;
+    let sessions = &app.sessions;
+    if sessions.global_stopped() {
         return Err(BridgeError::new(
             ErrorCode::Cancelled,
             "the user pressed Stop all: do not retry; the user must press Resume in the extension popup",
         ));
     }
     match action {
-        Action::ListTabs(_) => return actions::tabs::list_tabs().await,
-        Action::OpenTab(p) => return actions::tabs::open_tab(p).await,
-        Action::CloseTab(p) => return actions::tabs::close_tab(p.tab_id).await,
+        Action::ListTabs(_) => return actions::tabs::list_tabs(app).await,
+        Action::OpenTab(p) => return actions::tabs::open_tab(app, p).await,
+        Action::CloseTab(p) => return actions::tabs::close_tab(app, p.tab_id).await,
         _ => {}
     }
-    let tab = resolve_tab(&action).await?;
-    let lock = sessions::tab_lock(tab);
+    let tab = tab_for(app, &action).await?;
+    let lock = sessions.lock(tab);
     // handle_dialog must not queue behind an action a dialog is blocking.
     let _guard = match action {
         Action::HandleDialog(_) => None,
         _ => Some(lock.lock().await),
     };
-    sessions::ensure_session(tab).await?;
+    sessions.ensure(tab).await?;
     if !matches!(action, Action::HandleDialog(_))
-        && let Some(Some(dialog)) = sessions::with_session(tab, |s| s.dialog.clone())
+        && let Some(Some(dialog)) = sessions.with(tab, |s| s.dialog.clone())
     {
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} has {} dialog open ({}): answer it with handle_dialog first",
-            actions::dom::with_article(dialog.dialog_type.as_str()),
-            actions::dom::quote(&dialog.message)
+            with_article(dialog.dialog_type.as_str()),
+            quote(&dialog.message)
         )));
     }
-    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
-        match &action {
-            Action::Navigate(_) | Action::Reload(_) => {}
-            _ => return Err(sessions::crashed_error(tab)),
-        }
+    if sessions.with(tab, |s| s.crashed) == Some(true)
+        && !matches!(action, Action::Navigate(_) | Action::Reload(_))
+    {
+        return Err(crashed_error(tab));
     }
-    sessions::with_session(tab, |s| s.action_count += 1);
-    let cancelled = sessions::register_inflight(tab);
-    match select(Box::pin(actions::run(tab, action)), cancelled).await {
+    sessions.with(tab, |s| s.action_count += 1);
+    let cancelled = sessions.register_inflight(tab);
+    match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right((Ok(error), _)) => Err(error),
         Either::Right((Err(_), _)) => Err(BridgeError::internal("in-flight registration dropped")),
     }
 }
 
-/// §5: explicit `tabId`; else the single agent-window session; else the single
-/// session; `navigate` with no session at all opens a tab in the agent window;
-/// otherwise `session_not_found` listing the candidates.
-async fn resolve_tab(action: &Action) -> Result<TabId, BridgeError> {
-    if let Some(tab) = action.tab_id() {
-        return Ok(tab);
-    }
-    let sessions = sessions::session_tabs();
-    let agent: Vec<TabId> = sessions
-        .iter()
-        .filter(|(_, a)| *a)
-        .map(|(t, _)| *t)
-        .collect();
-    if agent.len() == 1 {
-        return Ok(agent[0]);
-    }
-    if sessions.len() == 1 {
-        return Ok(sessions[0].0);
-    }
-    if sessions.is_empty() {
-        if let Action::Navigate(p) = action {
-            sessions::check_target_url(&p.url, None)?;
-            return actions::tabs::new_agent_tab().await;
+/// The tab the action runs on ([`resolve_tab`]); `navigate` with no session
+/// checks its URL, then opens a tab in the agent window.
+async fn tab_for(app: &App, action: &Action) -> Result<TabId, BridgeError> {
+    let opens_tab = matches!(action, Action::Navigate(_));
+    match resolve_tab(
+        action.tab_id(),
+        &app.sessions.tabs(),
+        action.name(),
+        opens_tab,
+    )? {
+        Resolved::Tab(tab) => Ok(tab),
+        Resolved::NewAgentTab => {
+            if let Action::Navigate(p) = action {
+                app.sessions.check_target_url(&p.url, None)?;
+            }
+            actions::tabs::new_agent_tab(app).await
         }
-        return Err(BridgeError::new(
-            ErrorCode::SessionNotFound,
-            format!(
-                "{}: no session yet: navigate or open_tab first, or pass a tabId from list_tabs",
-                action.name()
-            ),
-        ));
     }
-    let list: Vec<String> = sessions.iter().map(|(t, _)| t.to_string()).collect();
-    Err(BridgeError::new(
-        ErrorCode::SessionNotFound,
-        format!(
-            "{}: several sessions, pass a tabId: candidates {}",
-            action.name(),
-            list.join(", ")
-        ),
-    ))
 }

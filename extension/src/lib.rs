@@ -3,108 +3,226 @@
 //! local backend over one WebSocket (PROTOCOL.md).
 //!
 //! The JS loader (`static/background.js`) registers every chrome.* listener in the
-//! worker's first turn, initialises this module, calls [`start`], then forwards the
-//! queued and later events to [`handle_event`]. The popup talks to the worker with
-//! `chrome.runtime.sendMessage`, answered by [`popup_message`].
+//! worker's first turn, initialises this module, creates the one [`Worker`] and
+//! calls [`Worker::start`], then forwards the queued and later events to
+//! [`Worker::handle_event`]. The popup talks to the worker with
+//! `chrome.runtime.sendMessage`, answered by [`Worker::popup_message`].
 //!
-//! Modules: `chrome` (bindings), `cdp` (commands with timeouts, event waiters),
-//! `connection` (socket, handshake, reconnect, keep-alive), `sessions` (§10),
-//! `dispatch` (one response per request), `actions` (§5), `extract` (§6).
+//! Modules, lower layers first (no module imports one above it):
+//! - `core` — pure decisions, natively tested: the connection state machine,
+//!   backoff, tab resolution, keys, image size, messages, settings keys;
+//! - `chrome` (bindings), `cdp` (typed commands with timeouts, event waiters),
+//!   `outbox` (what goes to the backend);
+//! - `sessions` (§10), then `lifecycle` (restart, panic hook) and `app` (the
+//!   shared state);
+//! - `actions` (§5), `extract` (§6), `page_tools` (§9), `runtime`;
+//! - `dispatch` (one response per request), `connection` (socket, handshake,
+//!   keep-alive);
+//! - this file: the entry points, wiring them together.
 
 pub mod actions;
+pub mod app;
 pub mod cdp;
 pub mod chrome;
 pub mod connection;
+pub mod core;
 pub mod dispatch;
 pub mod extract;
 pub mod lifecycle;
+pub mod outbox;
 pub mod page_tools;
 pub mod runtime;
 pub mod sessions;
 
-use browser_bridge_protocol::TabId;
+use browser_bridge_protocol::{SessionEndReason, TabId};
 use js_sys::{Array, Promise, Reflect};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
+
+use crate::app::App;
+use crate::connection::Connection;
+use crate::core::connection::Status;
+use crate::core::settings::{Change, keys};
+use crate::lifecycle::PanicSite;
+use crate::sessions::popup::PopupSession;
+use crate::sessions::routing::{always_routed, child_routed};
 
 /// Period of the keep-alive alarm (minutes): Chrome's minimum, below the 30 s idle
 /// eviction so a suspended worker is woken and reconnects.
 const KEEPALIVE_ALARM_MINUTES: f64 = 0.5;
 /// `chrome.idle` detection interval (s): how long without input counts as idle.
 const IDLE_DETECTION_SECONDS: u32 = 300;
+/// `chrome.storage.local` key whose change panics inside an event handler: the
+/// recovery self-test of that path, writable only by this extension's own pages.
+const PANIC_SELF_TEST_KEY: &str = "panicSelfTest";
 
-/// Entry point, called by the loader once the module is initialised (on every
-/// worker start, and again after the loader re-instantiated the module following a
-/// panic): installs the panic hook, loads settings, connects, takes back the
-/// sessions a previous worker left (lifecycle.rs), arms the keep-alive alarm.
-///
-/// The promise resolves once the sessions are restored; the loader queues chrome.*
-/// events until then, so none reaches a session that is not back yet.
-#[wasm_bindgen]
-pub fn start() -> Promise {
-    std::panic::set_hook(Box::new(lifecycle::on_panic));
-    chrome::idle_set_detection_interval(IDLE_DETECTION_SECONDS);
-    lifecycle::begin_restore();
-    future_to_promise(async {
-        sessions::load_settings().await;
-        connection::ensure_connected();
-        lifecycle::restore().await;
-        if let Err(e) = chrome::alarms_create("keepalive", KEEPALIVE_ALARM_MINUTES).await {
-            chrome::log(&format!("alarms.create: {e}"));
-        }
-        Ok(JsValue::UNDEFINED)
-    })
+/// The worker: made once per module instance by the loader, which holds it
+/// (`BridgeWorker` in JS: `Worker` is a Web API name).
+#[wasm_bindgen(js_name = BridgeWorker)]
+pub struct Worker {
+    app: App,
+    connection: Connection,
 }
 
-/// One chrome.* event forwarded by the loader: `name` is the loader's label,
-/// `args` the listener's arguments.
-#[wasm_bindgen]
-pub fn handle_event(name: &str, args: Array) {
-    match name {
-        "startup" | "installed" | "alarm" => connection::ensure_connected(),
-        "debuggerEvent" => {
-            let Some(tab) = tab_of(&args.get(0)) else {
-                return;
-            };
-            let Some(method) = args.get(1).as_string() else {
-                return;
-            };
-            // An event of a child target (out-of-process iframe) of the tab.
-            if let Some(child) = Reflect::get(&args.get(0), &"sessionId".into())
-                .ok()
-                .and_then(|s| s.as_string())
-            {
-                if sessions::child_routed(&method) {
-                    let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
-                    sessions::on_child_event(tab, &child, &method, &params);
+#[wasm_bindgen(js_class = BridgeWorker)]
+impl Worker {
+    /// A worker with no sessions and no connection yet.
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Worker {
+        let app = App::default();
+        let dispatcher = app.clone();
+        let connection = Connection::new(&app.outbox, move |request| {
+            dispatch::spawn_request(&dispatcher, request)
+        });
+        Worker { app, connection }
+    }
+
+    /// Starts the worker (on every worker start, and again after the loader
+    /// re-instantiated the module following a panic): installs the panic hook,
+    /// loads settings, connects, takes back the sessions a previous worker left
+    /// (lifecycle.rs), arms the keep-alive alarm.
+    ///
+    /// The promise resolves once the sessions are restored; the loader queues
+    /// chrome.* events until then, so none reaches a session that is not back yet.
+    pub fn start(&self) -> Promise {
+        std::panic::set_hook(Box::new(lifecycle::on_panic));
+        chrome::idle_set_detection_interval(IDLE_DETECTION_SECONDS);
+        let app = self.app.clone();
+        let connection = self.connection.clone();
+        future_to_promise(async move {
+            app.sessions.load_settings().await;
+            connection.ensure();
+            lifecycle::restore(&app.sessions, &app.outbox, &app.gate).await;
+            if let Err(e) = chrome::alarms_create("keepalive", KEEPALIVE_ALARM_MINUTES).await {
+                chrome::log(&format!("alarms.create: {e}"));
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// One chrome.* event forwarded by the loader: `name` is the loader's label,
+    /// `args` the listener's arguments.
+    pub fn handle_event(&self, name: &str, args: Array) {
+        let sessions = &self.app.sessions;
+        match name {
+            "startup" | "installed" | "alarm" => self.connection.ensure(),
+            "debuggerEvent" => self.on_debugger_event(&args),
+            "debuggerDetach" => {
+                if let Some(tab) = tab_of(&args.get(0)) {
+                    sessions.on_detach(tab, &args.get(1).as_string().unwrap_or_default());
                 }
-                return;
             }
-            if sessions::always_routed(&method) || cdp::wanted(&method) {
-                let params: Value = chrome::from_js(&args.get(2)).unwrap_or_default();
-                sessions::on_debugger_event(tab, &method, &params);
+            "tabRemoved" => {
+                if let Some(id) = args.get(0).as_f64() {
+                    sessions.on_tab_removed(TabId(id as i64));
+                }
             }
+            "tabCreated" => {
+                if let Ok(tab) = chrome::from_js::<chrome::Tab>(&args.get(0)) {
+                    sessions.on_tab_created(&tab);
+                }
+            }
+            "idle" => sessions.on_idle_state(&args.get(0).as_string().unwrap_or_default()),
+            "storage" => self.on_storage_changed(&args),
+            other => chrome::log(&format!("unknown event {other} ignored")),
         }
-        "debuggerDetach" => {
-            if let Some(tab) = tab_of(&args.get(0)) {
-                sessions::on_detach(tab, &args.get(1).as_string().unwrap_or_default());
-            }
+    }
+
+    /// A popup/options request (`chrome.runtime.sendMessage`): `{cmd: "status" |
+    /// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic" (with
+    /// `sync?`)}` (`panic`: the recovery self-test,
+    /// [`lifecycle::panic_on_request`]); resolves to the status object
+    /// `{connection, sessions, globalStop}`.
+    pub fn popup_message(&self, message: JsValue) -> Promise {
+        let message: PopupMessage = chrome::from_js(&message).unwrap_or_default();
+        if message.cmd == "panic" {
+            // Only this extension's own pages reach popup_message (the loader
+            // checks the sender), and the worker recovers within milliseconds.
+            lifecycle::panic_on_request(if message.sync {
+                PanicSite::Call
+            } else {
+                PanicSite::Task
+            });
         }
-        "tabRemoved" => {
-            if let Some(id) = args.get(0).as_f64() {
-                sessions::on_tab_removed(TabId(id as i64));
+        let app = self.app.clone();
+        let connection = self.connection.clone();
+        future_to_promise(async move {
+            let sessions = &app.sessions;
+            match message.cmd.as_str() {
+                "stop" => {
+                    if let Some(tab) = message.tab_id {
+                        sessions.end(tab, SessionEndReason::Stopped, true);
+                    }
+                }
+                "stopAll" => sessions.stop_all().await,
+                "resume" => sessions.resume().await,
+                "reconnect" => connection.reconnect(),
+                _ => {}
             }
-        }
-        "tabCreated" => {
-            let tab: Option<chrome::Tab> = chrome::from_js(&args.get(0)).ok();
-            if let Some(tab) = tab {
-                actions::effects::on_tab_created(&tab);
+            let status = PopupStatus {
+                connection: connection.status(),
+                sessions: sessions.popup_list(),
+                global_stop: sessions.global_stopped(),
+            };
+            Ok(chrome::to_js(&status))
+        })
+    }
+}
+
+impl Worker {
+    /// `chrome.debugger.onEvent(source, method, params)`: to the sessions and the
+    /// event waiters; params are converted only when someone handles them.
+    fn on_debugger_event(&self, args: &Array) {
+        let (Some(tab), Some(method)) = (tab_of(&args.get(0)), args.get(1).as_string()) else {
+            return;
+        };
+        let params = || chrome::from_js::<Value>(&args.get(2)).unwrap_or_default();
+        // An event of a child target (out-of-process iframe) of the tab.
+        if let Some(child) = Reflect::get(&args.get(0), &"sessionId".into())
+            .ok()
+            .and_then(|s| s.as_string())
+        {
+            if child_routed(&method) {
+                self.app
+                    .sessions
+                    .on_child_event(tab, &child, &method, &params());
             }
+            return;
         }
-        "idle" => sessions::on_idle_state(&args.get(0).as_string().unwrap_or_default()),
-        "storage" => on_storage_changed(&args),
-        other => chrome::log(&format!("unknown event {other} ignored")),
+        let handled = always_routed(&method);
+        if handled || self.app.events.wanted(&method) {
+            let params = params();
+            if handled {
+                self.app.sessions.on_debugger_event(tab, &method, &params);
+            }
+            self.app.events.deliver(tab, &method, &params);
+        }
+    }
+
+    /// `chrome.storage.onChanged` of the `local` area.
+    fn on_storage_changed(&self, args: &Array) {
+        if args.get(1).as_string().as_deref() != Some("local") {
+            return;
+        }
+        let changes: Value = chrome::from_js(&args.get(0)).unwrap_or_default();
+        if changes.get(PANIC_SELF_TEST_KEY).is_some() {
+            lifecycle::panic_on_request(PanicSite::Call);
+        }
+        let change = Change::from_changes(&changes);
+        if let Some(blocklist) = &change.blocklist {
+            self.app.sessions.apply_blocklist_value(blocklist);
+        }
+        if change.repaired {
+            // Re-pairing clears a fatal reject and reconnects at once.
+            let connection = self.connection.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = chrome::storage_set(&json!({ keys::FATAL_ERROR: null })).await;
+                connection.reconnect();
+            });
+        }
     }
 }
 
@@ -115,57 +233,20 @@ fn tab_of(source: &JsValue) -> Option<TabId> {
         .map(|t| TabId(t as i64))
 }
 
-fn on_storage_changed(args: &Array) {
-    if args.get(1).as_string().as_deref() != Some("local") {
-        return;
-    }
-    let changes: Value = chrome::from_js(&args.get(0)).unwrap_or_default();
-    if let Some(change) = changes.get("blocklist") {
-        sessions::apply_blocklist_value(&change["newValue"]);
-    }
-    if changes.get("pairingToken").is_some() || changes.get("backendUrl").is_some() {
-        // Re-pairing clears a fatal reject and reconnects at once.
-        wasm_bindgen_futures::spawn_local(async {
-            let _ = chrome::storage_set(&json!({ "fatalError": null })).await;
-            connection::reconnect_now();
-        });
-    }
+/// A popup/options message.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PopupMessage {
+    cmd: String,
+    tab_id: Option<TabId>,
+    sync: bool,
 }
 
-/// A popup/options request (`chrome.runtime.sendMessage`): `{cmd: "status" |
-/// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic" (with
-/// `sync?`)}` (`panic`: the recovery self-test, [`lifecycle::panic_on_request`]);
-/// resolves to the status object `{connection, sessions, globalStop}`.
-#[wasm_bindgen]
-pub fn popup_message(message: JsValue) -> Promise {
-    let message: Value = chrome::from_js(&message).unwrap_or_default();
-    if message["cmd"] == "panic" {
-        // Self-test of the panic recovery (lifecycle.rs, background.js): only this
-        // extension's own pages reach popup_message (the loader checks the sender),
-        // and the worker recovers within milliseconds.
-        lifecycle::panic_on_request(message["sync"] == true);
-    }
-    future_to_promise(async move {
-        match message["cmd"].as_str() {
-            Some("stop") => {
-                if let Some(tab) = message["tabId"].as_i64() {
-                    sessions::end_session(
-                        TabId(tab),
-                        browser_bridge_protocol::SessionEndReason::Stopped,
-                        true,
-                    );
-                }
-            }
-            Some("stopAll") => sessions::stop_all().await,
-            Some("resume") => sessions::resume().await,
-            Some("reconnect") => connection::reconnect_now(),
-            _ => {}
-        }
-        let status = json!({
-            "connection": connection::status(),
-            "sessions": sessions::popup_list(),
-            "globalStop": sessions::global_stopped(),
-        });
-        Ok(chrome::to_js(&status))
-    })
+/// What the popup shows.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PopupStatus {
+    connection: Option<Status>,
+    sessions: Vec<PopupSession>,
+    global_stop: bool,
 }

@@ -5,8 +5,8 @@
 //! no sessions, no uid caches, no dialog state, no socket. What survives is
 //! `chrome.storage`, the tabs, and (measured, Chromium 156) the extension's
 //! `chrome.debugger` attachments. So sessions are **restored**, not ended: every
-//! change to a session is mirrored into `chrome.storage.session` (key `sessions`,
-//! a JSON string of [`Record`]s), and [`restore`] takes them back on start — same
+//! change to a session is mirrored into `chrome.storage.session`
+//! (`crate::sessions::persist`), and [`restore`] takes them back on start — same
 //! tab, same action count, same uids (the debugger is adopted when still attached,
 //! re-attached otherwise). A tab that is gone ends its session with `tab_closed`;
 //! one that cannot be attached again (or now shows a blocked or non-web page) ends
@@ -18,150 +18,98 @@
 //! A request in flight when the worker stops is answered `not_connected` by the
 //! backend when the socket drops (PROTOCOL.md §2); the new worker never heard of it,
 //! so it cannot answer it a second time. Requests that arrive after the new socket's
-//! `ack` wait in [`restored`] until the restore is done.
+//! `ack` wait at the [`Gate`] until the restore is done.
 //!
 //! Also here: the panic hook. The extension profile builds with `panic = "abort"`,
 //! so a panic traps the wasm instance; [`on_panic`] logs the message and hands it
-//! to the JS loader (global `__browserBridgePanic`), which catches the trap,
-//! stores the report (`chrome.storage.local` key `lastPanic`) and re-instantiates
-//! the module (`static/background.js`).
+//! to the JS loader (global [`PANIC_GLOBAL`]), which catches the trap, stores the
+//! report (`chrome.storage.local` key `lastPanic`, shown by the popup) and
+//! re-instantiates the module (`static/background.js`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
+use std::rc::Rc;
 
-use browser_bridge_page::uids::UidCache;
 use browser_bridge_protocol::event::SessionEnded;
-use browser_bridge_protocol::result::DialogInfo;
-use browser_bridge_protocol::{Event, SessionEndReason, TabId};
+use browser_bridge_protocol::{Event, SessionEndReason};
 use futures::channel::oneshot;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::spawn_local;
 
-use crate::sessions::{self, Session};
-use crate::{chrome, connection};
+use crate::chrome;
+use crate::core::settings::SESSIONS_KEY;
+use crate::outbox::Outbox;
+use crate::sessions::Sessions;
+use crate::sessions::attach::{check_controllable, tab_url};
+use crate::sessions::persist::Record;
 
-/// `chrome.storage.session` key holding the live sessions.
-pub const SESSIONS_KEY: &str = "sessions";
 /// Global the panic hook writes the panic message to, for the JS loader's report.
 pub const PANIC_GLOBAL: &str = "__browserBridgePanic";
 
-/// What is kept of one session across a worker restart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Record {
-    /// The tab.
-    pub tab: TabId,
-    /// The tab lives in the agent window.
-    pub agent_window: bool,
-    /// Actions run so far.
-    pub action_count: u64,
-    /// When the session started (ms since the epoch).
-    pub started_at: u64,
-    /// Last known main-frame URL.
-    pub url: String,
-    /// The uid cache (§6).
-    pub uids: UidCache,
-    /// The JavaScript dialog open in the tab (§5): without it a restarted worker
-    /// could neither refuse actions that the dialog blocks nor `handle_dialog` it.
-    #[serde(default)]
-    pub dialog: Option<DialogInfo>,
+/// Holds requests until the previous worker's sessions are back: closed at
+/// start, opened by [`restore`].
+#[derive(Clone)]
+pub struct Gate {
+    /// `None` once open; else the requests waiting.
+    waiting: Rc<RefCell<Option<Vec<oneshot::Sender<()>>>>>,
 }
 
-impl Record {
-    /// The record of a live session.
-    pub fn of(s: &Session) -> Record {
-        Record {
-            tab: s.tab,
-            agent_window: s.agent_window,
-            action_count: s.action_count,
-            started_at: s.started_at,
-            url: s.url.clone(),
-            uids: s.uids.clone(),
-            dialog: s.dialog.clone(),
+impl Gate {
+    /// A closed gate.
+    pub fn closed() -> Gate {
+        Gate {
+            waiting: Rc::new(RefCell::new(Some(Vec::new()))),
+        }
+    }
+
+    /// Waits until the gate is open (at once when it is).
+    pub async fn passed(&self) {
+        let rx = {
+            let mut waiting = self.waiting.borrow_mut();
+            let Some(waiting) = waiting.as_mut() else {
+                return;
+            };
+            let (tx, rx) = oneshot::channel();
+            waiting.push(tx);
+            rx
+        };
+        let _ = rx.await;
+    }
+
+    fn open(&self) {
+        let waiting = self.waiting.borrow_mut().take();
+        for tx in waiting.unwrap_or_default() {
+            let _ = tx.send(());
         }
     }
 }
 
-thread_local! {
-    /// [`restore`] has not finished: requests wait ([`restored`]).
-    static RESTORING: Cell<bool> = const { Cell::new(false) };
-    /// Requests waiting for the restore.
-    static WAITERS: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
-    /// Set once [`restore`] has read the stored sessions: writing before that would
-    /// overwrite what the previous worker left.
-    static LOADED: Cell<bool> = const { Cell::new(false) };
-    /// A write is scheduled (coalesces the changes of one turn into one write).
-    static SCHEDULED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Closes the gate before anything can send a request (called first thing on
-/// worker start); [`restore`] opens it.
-pub fn begin_restore() {
-    RESTORING.with(|r| r.set(true));
-}
-
-/// Waits until the sessions of the previous worker are restored (at once when
-/// they are).
-pub async fn restored() {
-    if !RESTORING.with(Cell::get) {
-        return;
-    }
-    let (tx, rx) = oneshot::channel();
-    WAITERS.with(|w| w.borrow_mut().push(tx));
-    let _ = rx.await;
-}
-
-fn open_gate() {
-    RESTORING.with(|r| r.set(false));
-    for tx in WAITERS.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-        let _ = tx.send(());
-    }
-}
-
-/// Mirrors the live sessions into `chrome.storage.session` (one write per turn,
-/// after the turn's changes).
-pub fn persist() {
-    if !LOADED.with(Cell::get) || SCHEDULED.with(|s| s.replace(true)) {
-        return;
-    }
-    spawn_local(async {
-        SCHEDULED.with(|s| s.set(false));
-        let records = sessions::records();
-        let text = serde_json::to_string(&records).unwrap_or_else(|_| "[]".into());
-        if let Err(e) = chrome::session_storage_set(&json!({ SESSIONS_KEY: text })).await {
-            chrome::log(&format!("storage.session.set: {e}"));
-        }
-    });
-}
-
-/// Restores the sessions the previous worker left in `chrome.storage.session`, then
-/// opens the gate ([`restored`]).
-pub async fn restore() {
+/// Restores the sessions the previous worker left in `chrome.storage.session`,
+/// then opens the `gate`.
+pub async fn restore(sessions: &Sessions, outbox: &Outbox, gate: &Gate) {
     let records: Vec<Record> = chrome::session_storage_get(&[SESSIONS_KEY])
         .await
         .ok()
-        .and_then(|v| v[SESSIONS_KEY].as_str().map(str::to_owned))
+        .and_then(|v| v.get(SESSIONS_KEY)?.as_str().map(str::to_owned))
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
-    LOADED.with(|l| l.set(true));
+    sessions.mark_loaded();
     for record in records {
-        restore_one(record).await;
+        restore_one(sessions, outbox, record).await;
     }
-    persist();
+    sessions.persist();
     // Only now: the previous worker's network rule guarded the restored tabs
     // until here (session rules outlive the worker).
-    sessions::net_rule_ready();
-    open_gate();
+    sessions.net_rule_ready();
+    gate.open();
 }
 
-async fn restore_one(record: Record) {
+async fn restore_one(sessions: &Sessions, outbox: &Outbox, record: Record) {
     let tab = record.tab;
     let ended = |reason: SessionEndReason| {
         chrome::log(&format!(
             "session on tab {tab} not restored after a worker restart ({reason:?})"
         ));
-        connection::send_event(Event::SessionEnded(SessionEnded {
+        outbox.event(Event::SessionEnded(SessionEnded {
             tab_id: tab,
             reason,
             action_count: record.action_count,
@@ -171,51 +119,36 @@ async fn restore_one(record: Record) {
     let Ok(info) = chrome::tabs_get(tab.0).await else {
         return ended(SessionEndReason::TabClosed);
     };
-    let url = info
-        .pending_url
-        .clone()
-        .filter(|u| !u.is_empty())
-        .unwrap_or(info.url.clone());
-    if sessions::check_controllable(tab, &url).is_err() {
+    let url = tab_url(&info);
+    if check_controllable(tab, &url).is_err() {
         let _ = chrome::detach(tab.0).await;
         return ended(SessionEndReason::Detached);
     }
-    if sessions::check_blocklist(&url, Some(tab)).is_err() {
+    if sessions.check_blocklist(&url, Some(tab)).is_err() {
         let _ = chrome::detach(tab.0).await;
         return ended(SessionEndReason::DomainBlocked);
     }
-    let how = match chrome::attach(tab.0).await {
-        Ok(()) => "re-attached",
-        Err(e) if e.message.contains("already attached") => "still attached",
+    let reattached = match chrome::attach(tab.0).await {
+        Ok(()) => true,
+        Err(e) if e.message.contains("already attached") => false,
         Err(e) => {
             chrome::log(&format!("debugger.attach to tab {tab}: {e}"));
             return ended(SessionEndReason::Detached);
         }
     };
-    let mut uids = record.uids;
-    if url != record.url {
-        // It navigated while no worker listened: its uids name a gone document.
-        uids.invalidate();
-    }
-    sessions::insert_session(Session {
-        tab,
-        agent_window: record.agent_window,
-        action_count: record.action_count,
-        uids,
-        dialog: record.dialog,
-        evaluating: 0,
-        url,
-        crashed: false,
-        started_at: record.started_at,
-        main_frame: None,
-    });
-    if how == "re-attached" {
-        sessions::prepare_tab(tab).await;
+    sessions.restore(record.into_session(url));
+    if reattached {
+        sessions.prepare(tab).await;
     } else {
         // A surviving attachment kept its CDP session and the domains enabled on
         // it; running the setup again would register the webdriver script twice.
-        sessions::note_main_frame(tab).await;
+        sessions.note_main_frame(tab).await;
     }
+    let how = if reattached {
+        "re-attached"
+    } else {
+        "still attached"
+    };
     chrome::log(&format!("session on tab {tab} restored (debugger {how})"));
 }
 
@@ -232,16 +165,25 @@ pub fn on_panic(info: &std::panic::PanicHookInfo<'_>) {
     );
 }
 
-/// The recovery self-test (popup message `{cmd: "panic", sync?}`, accepted only
-/// from this extension's own pages): panics in a task, as a bug in an action would,
-/// or with `sync` at once, inside the call from JS.
-pub fn panic_on_request(sync: bool) {
+/// Where the recovery self-test panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanicSite {
+    /// In a task, as a bug in an action would.
+    Task,
+    /// At once, inside the call from JS (a popup message).
+    Call,
+}
+
+/// The recovery self-test (popup message `{cmd: "panic", sync?}` or the
+/// `panicSelfTest` storage change, both only from this extension's own pages):
+/// panics at `site`.
+pub fn panic_on_request(site: PanicSite) {
     const MESSAGE: &str =
         "panic requested by the extension's own page (self-test of the recovery path)";
-    if sync {
-        panic!("{MESSAGE}");
+    match site {
+        PanicSite::Call => panic!("{MESSAGE}"),
+        PanicSite::Task => spawn_local(async {
+            panic!("{MESSAGE}");
+        }),
     }
-    spawn_local(async {
-        panic!("{MESSAGE}");
-    });
 }

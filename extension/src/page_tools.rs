@@ -6,11 +6,12 @@
 //! vanish with the page that defined them). Names, descriptions and outputs are page
 //! content, untrusted: results carry `pageProvided: true`.
 
+use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{CallPageTool, TabOnly};
 use browser_bridge_protocol::page_tools::{CallPageToolResult, ListPageToolsResult, PageToolGroup};
 use browser_bridge_protocol::result::EvaluateValue;
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::runtime;
 
@@ -73,7 +74,7 @@ pub async fn call_page_tool(tab: TabId, p: CallPageTool) -> Result<ActionResult,
            return {{ found: false }}; }})()"
     );
     let value = run(tab, &expression, "call_page_tool").await?;
-    if value["found"] != json!(true) {
+    if value.get("found") != Some(&Value::Bool(true)) {
         let group = p
             .group
             .map(|g| format!(" in group {g:?}"))
@@ -83,7 +84,8 @@ pub async fn call_page_tool(tab: TabId, p: CallPageTool) -> Result<ActionResult,
             p.tool
         )));
     }
-    let (output, truncated) = match EvaluateValue::from_json(value["output"].clone()) {
+    let output = value.get("output").cloned().unwrap_or_default();
+    let (output, truncated) = match EvaluateValue::from_json(output) {
         EvaluateValue::Value { value } => (value, None),
         EvaluateValue::Truncated { preview, .. } => (Value::String(preview), Some(true)),
         EvaluateValue::Description { description } => (Value::String(description), None),
@@ -98,13 +100,12 @@ pub async fn call_page_tool(tab: TabId, p: CallPageTool) -> Result<ActionResult,
 
 /// Evaluates `expression` by value; a throw is `invalid_action`.
 async fn run(tab: TabId, expression: &str, what: &str) -> Result<Value, BridgeError> {
-    let params = json!({
-        "expression": expression,
-        "awaitPromise": true,
-        "returnByValue": true,
-        "userGesture": true,
-    });
-    match runtime::evaluate(tab, params, TOOL_TIMEOUT_MS, what).await? {
+    let evaluate = Evaluate {
+        await_promise: Some(true),
+        user_gesture: Some(true),
+        ..Evaluate::by_value(expression)
+    };
+    match runtime::evaluate(tab, evaluate, TOOL_TIMEOUT_MS, what).await? {
         Ok(result) => Ok(result.value.unwrap_or(Value::Null)),
         Err(message) => Err(BridgeError::invalid_action(format!(
             "{what}: the page tool threw: {message}"

@@ -10,18 +10,18 @@
 //   the instance (a WebAssembly.RuntimeError out of whatever JS called into it).
 //   Every trap is caught here, reported (console + chrome.storage.local `lastPanic`)
 //   and answered by re-instantiating the module (`__wbg_reset_state`: callbacks the
-//   dead instance left behind become inert) and running start() again.
+//   dead instance left behind become inert) and starting a new Worker. A panic in
+//   an event handler, in a popup message or in a task recovers the same way
+//   (self-tests: the popup message {cmd: "panic", sync?}, and a change of the
+//   storage key `panicSelfTest`, both only from this extension's own pages).
 // - fast wake-up: Chrome runs a stopped worker again only for an event, and the
 //   keep-alive alarm fires at most every 30 s. The offscreen document waker.html
 //   holds a runtime port to this worker; when the worker stops, the port
 //   disconnects and the document reconnects at once, which starts a new worker.
-import init, {
-  start,
-  handle_event,
-  popup_message,
-  __wbg_reset_state,
-} from './pkg/browser_bridge_extension.js';
+import init, { BridgeWorker, __wbg_reset_state } from './pkg/browser_bridge_extension.js';
 
+// The module's one Worker (all of its state); a new one after each recovery.
+let worker = null;
 let ready = false;
 const queue = [];
 let readyWaiters = [];
@@ -56,12 +56,15 @@ function whenReady() {
 
 function boot() {
   return Promise.resolve()
-    .then(() => start())
+    .then(() => {
+      worker = new BridgeWorker();
+      return worker.start();
+    })
     .then(() => {
       ready = true;
       while (ready && queue.length) {
         const [name, args] = queue.shift();
-        guard(() => handle_event(name, args));
+        guard(() => worker.handle_event(name, args));
       }
       for (const resolve of readyWaiters.splice(0)) resolve();
     })
@@ -120,7 +123,7 @@ self.addEventListener('unhandledrejection', (event) => {
 
 function deliver(name, ...args) {
   if (ready) {
-    guard(() => handle_event(name, args));
+    guard(() => worker.handle_event(name, args));
   } else {
     queue.push([name, args]);
   }
@@ -141,7 +144,7 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     return false;
   }
   whenReady()
-    .then(() => guard(() => popup_message(message)))
+    .then(() => guard(() => worker.popup_message(message)))
     .then(sendResponse, (e) => sendResponse({ error: String(e) }));
   return true;
 });

@@ -319,8 +319,20 @@ impl WaitFor {
 }
 
 /// `wait_for` states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum WaitState {
     /// Attached and not hidden.
     Visible,
@@ -330,6 +342,13 @@ pub enum WaitState {
     Attached,
     /// Not in the document.
     Detached,
+}
+
+impl WaitState {
+    /// The wire name, e.g. `"visible"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// `press_key` parameters.
@@ -492,7 +511,7 @@ impl Action {
     }
 
     /// The URL the action asks to load (`navigate`, `open_tab`), which must pass
-    /// [`check_url_scheme`] (§5) before it is sent.
+    /// [`check_url_scheme`](crate::check_url_scheme) (§5) before it is sent.
     pub fn url(&self) -> Option<&str> {
         match self {
             Action::Navigate(p) => Some(&p.url),

@@ -3,6 +3,8 @@
 //! `serialize_all = "snake_case"` (`name()`, `as_str()`, [`ACTION_NAMES`]). These
 //! tests check that the two rules agree for every name.
 
+use browser_bridge_protocol::SessionEndReason;
+use browser_bridge_protocol::action::WaitState;
 use browser_bridge_protocol::extract::{Confidence, ObstacleType};
 use browser_bridge_protocol::result::DialogType;
 use browser_bridge_protocol::schema::envelope_schema;
@@ -49,6 +51,8 @@ fn unit_enum_names_are_their_wire_names() {
     agree(ObstacleType::iter(), |t| t.as_str().to_owned());
     agree(Confidence::iter(), |c| c.as_str().to_owned());
     agree(DialogType::iter(), |t| t.as_str().to_owned());
+    agree(WaitState::iter(), |s| s.as_str().to_owned());
+    agree(SessionEndReason::iter(), |r| r.as_str().to_owned());
 }
 
 #[test]

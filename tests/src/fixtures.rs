@@ -1,34 +1,46 @@
-//! A tiny static server for `tests/fixtures/` on `127.0.0.1:0`, so that end-to-end
-//! tests load real pages over real HTTP.
+//! The one static file server of the tests: `tower-http`'s `ServeDir` on
+//! `127.0.0.1:0`, so that end-to-end tests load real pages over real HTTP. It
+//! serves `tests/fixtures/` for the e2e suites and the saved real-world pages for
+//! the corpus runs. Text types (`text/html`, `text/css`, `text/javascript`, …) go
+//! out with `charset=utf-8`, so Chromium never guesses another encoding.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use axum::Router;
-use axum::extract::Path as UrlPath;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
 use tokio::task::JoinHandle;
+use tower_http::services::ServeDir;
 
 /// `tests/fixtures/`.
 pub fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// A running fixture server; stops on drop.
+/// The `Content-Security-Policy` of [`StaticServer::start_with`]`(…, true)`.
+const SAME_ORIGIN_ONLY: &str = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:";
+
+/// A running static file server (`GET /<path>` → the file under its root, `/` →
+/// `index.html`, 404 otherwise); stops on drop.
 #[derive(Debug)]
-pub struct FixtureServer {
+pub struct StaticServer {
+    /// `http://127.0.0.1:<port>`, no trailing slash.
+    pub base: String,
     addr: SocketAddr,
     task: JoinHandle<()>,
 }
 
-impl FixtureServer {
+/// The e2e suites' name for a [`StaticServer`] on `tests/fixtures/`.
+pub type FixtureServer = StaticServer;
+
+impl StaticServer {
     /// Binds `127.0.0.1:0` and serves `tests/fixtures/`.
     ///
     /// # Errors
     /// When the socket cannot be bound.
-    pub async fn start() -> Result<FixtureServer> {
+    pub async fn start() -> Result<StaticServer> {
         Self::start_dir(fixtures_dir()).await
     }
 
@@ -36,26 +48,35 @@ impl FixtureServer {
     ///
     /// # Errors
     /// When the socket cannot be bound.
-    pub async fn start_dir(dir: PathBuf) -> Result<FixtureServer> {
-        let root = std::sync::Arc::new(dir);
-        let (r1, r2) = (root.clone(), root);
+    pub async fn start_dir(dir: PathBuf) -> Result<StaticServer> {
+        Self::start_with(dir, false).await
+    }
+
+    /// [`StaticServer::start_dir`]; with `same_origin_only`, every response carries
+    /// a Content-Security-Policy that refuses other origins, so a saved real page's
+    /// external scripts, images and fonts fail at once instead of waiting on DNS in
+    /// a machine without network (the load event then fires promptly).
+    ///
+    /// # Errors
+    /// When the socket cannot be bound.
+    pub async fn start_with(dir: PathBuf, same_origin_only: bool) -> Result<StaticServer> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
-            .context("binding the fixture server")?;
+            .context("binding the static file server")?;
         let addr = listener.local_addr()?;
-        let app = Router::new()
-            .route(
-                "/",
-                axum::routing::get(move || serve(r1.clone(), String::from("index.html"))),
-            )
-            .route(
-                "/{*path}",
-                axum::routing::get(move |UrlPath(path): UrlPath<String>| serve(r2.clone(), path)),
-            );
+        let app = Router::new().fallback_service(ServeDir::new(dir)).layer(
+            axum::middleware::map_response(move |response: Response| {
+                std::future::ready(shape(response, same_origin_only))
+            }),
+        );
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Ok(FixtureServer { addr, task })
+        Ok(StaticServer {
+            base: format!("http://{addr}"),
+            addr,
+            task,
+        })
     }
 
     /// `http://127.0.0.1:<port>/<path>`.
@@ -83,34 +104,63 @@ impl FixtureServer {
     }
 }
 
-impl Drop for FixtureServer {
+impl Drop for StaticServer {
     fn drop(&mut self) {
         self.task.abort();
     }
 }
 
-async fn serve(root: std::sync::Arc<PathBuf>, path: String) -> Response {
-    if path
-        .split('/')
-        .any(|seg| seg == ".." || seg.starts_with('.'))
-    {
-        return StatusCode::NOT_FOUND.into_response();
+/// Adds `charset=utf-8` to a text type without one, and the CSP when asked.
+fn shape(mut response: Response, same_origin_only: bool) -> Response {
+    let headers = response.headers_mut();
+    let utf8 = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.starts_with("text/") && !v.contains("charset"))
+        .and_then(|v| HeaderValue::from_str(&format!("{v}; charset=utf-8")).ok());
+    if let Some(utf8) = utf8 {
+        headers.insert(header::CONTENT_TYPE, utf8);
     }
-    let file = root.join(&path);
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, content_type(&path))], bytes).into_response(),
-        Err(_) => (StatusCode::NOT_FOUND, format!("no fixture {path}")).into_response(),
+    if same_origin_only {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(SAME_ORIGIN_ONLY),
+        );
     }
+    response
 }
 
-fn content_type(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or_default() {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
-        "png" => "image/png",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files, 404 for a missing file, UTF-8 text types, and the CSP only when asked.
+    #[tokio::test]
+    async fn serves_files_with_utf8_text_types() {
+        let server = StaticServer::start().await.expect("start");
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let page = client.get(server.url("basic.html")).send().await.unwrap();
+        assert_eq!(page.status(), 200);
+        assert_eq!(
+            page.headers()[header::CONTENT_TYPE],
+            "text/html; charset=utf-8"
+        );
+        assert!(
+            page.headers()
+                .get(header::CONTENT_SECURITY_POLICY)
+                .is_none()
+        );
+        assert!(page.text().await.unwrap().contains("Basic fixture"));
+        let missing = client.get(server.url("nope.html")).send().await.unwrap();
+        assert_eq!(missing.status(), 404);
+
+        let strict = StaticServer::start_with(fixtures_dir(), true)
+            .await
+            .unwrap();
+        let page = client.get(strict.url("basic.html")).send().await.unwrap();
+        assert_eq!(
+            page.headers()[header::CONTENT_SECURITY_POLICY],
+            SAME_ORIGIN_ONLY
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The end-to-end stack: the real backend (`browser-bridge serve`), headless
 //! Chromium with the real wasm extension, paired with the real token, and a fixture
-//! page server. Used by `tests/tests/e2e_*.rs`, the demo and the corpus runs.
+//! page server. Used by `tests/tests/e2e/` (one binary, a module per topic), the demo and the corpus runs.
 //!
 //! # How to use (helpers D and F, read this)
 //!
@@ -34,6 +34,8 @@
 //!   connected, ms).
 //! - [`Stack::popup`]: opens the extension popup as a page (a user's click on it)
 //!   and returns its CDP session, to press its buttons with [`Chromium::eval`].
+//! - [`uid_of`]`(extract, role, name)` / [`uid_named`]`(extract, name)`: the uid
+//!   of an element in an `extract` result, for the next `click`/`fill`.
 //! - [`ensure_built`]: builds the extension (`cargo xtask build-extension`) and the
 //!   backend binary once per test process, under a file lock shared by every test
 //!   binary; returns their paths.
@@ -71,6 +73,35 @@ impl std::fmt::Display for ActError {
 }
 
 impl std::error::Error for ActError {}
+
+/// The `uid` of the first element of an `extract` result (its `elements` array)
+/// with this `role` and accessible `name`; panics, printing the elements, when
+/// there is none (a test's assertion that the page shows it).
+pub fn uid_of(extract: &Value, role: &str, name: &str) -> String {
+    find_uid(extract, Some(role), name)
+}
+
+/// [`uid_of`] for the first element with this accessible `name`, whatever its role.
+pub fn uid_named(extract: &Value, name: &str) -> String {
+    find_uid(extract, None, name)
+}
+
+fn find_uid(extract: &Value, role: Option<&str>, name: &str) -> String {
+    extract["elements"]
+        .as_array()
+        .expect("an extract result has `elements`")
+        .iter()
+        .find(|e| role.is_none_or(|role| e["role"] == role) && e["name"] == name)
+        .and_then(|e| e["uid"].as_str())
+        .unwrap_or_else(|| {
+            panic!(
+                "no {} {name:?} in {}",
+                role.unwrap_or("element"),
+                extract["elements"]
+            )
+        })
+        .to_owned()
+}
 
 /// Options of [`Stack::start_with`].
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,8 @@
 
 use std::time::Instant;
 
-use browser_bridge_tests::corpus::{measure, recall, serve::StaticServer};
+use browser_bridge_tests::corpus::{measure, recall};
+use browser_bridge_tests::fixtures::StaticServer;
 use browser_bridge_tests::harness::{Stack, workspace_root};
 use serde_json::json;
 

@@ -14,14 +14,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 /// The crates whose `src/` is checked.
-pub(crate) const CRATES: [&str; 8] = [
+pub(crate) const CRATES: [&str; 10] = [
     "protocol",
     "page",
     "cdp",
     "backend",
     "agent",
     "cli",
+    "conformance",
     "extension",
+    "tests",
     "xtask",
 ];
 

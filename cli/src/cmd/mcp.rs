@@ -7,7 +7,8 @@
 //! single MCP client works with nothing else running. A second `mcp` started
 //! meanwhile then finds this one's server and forwards to it. When something
 //! answers without the proof, `mcp` exits non-zero naming the address, without
-//! ever sending the token ([`browser_bridge_backend::connect`]).
+//! ever sending the token ([`browser_bridge_backend::connect`]). When it hosts,
+//! it prints `listening on http://<addr>` to stderr, like `serve`.
 
 use browser_bridge_backend::connect::{Reached, Unavailable, reach};
 use browser_bridge_backend::mcp::stdio::serve_stdio;
@@ -37,6 +38,9 @@ pub(crate) async fn mcp(args: McpArgs) -> Result<(), BridgeError> {
         }
         Reached::Hosted(handle) => {
             tracing::info!(addr = %handle.addr, "mcp: hosting the extension WebSocket in-process");
+            // As `serve` does: with `--listen 127.0.0.1:0` this line is the only
+            // place the bound port shows. stderr, never stdout (that is MCP's).
+            eprintln!("listening on {}", handle.base_url());
             let served = serve_stdio(handle.hub.clone()).await.map_err(internal);
             let stopped = handle.shutdown().await.map_err(internal);
             served.and(stopped)

@@ -1,4 +1,4 @@
-//! Element resolution and in-page helpers shared by the input actions (and extract).
+//! Element resolution and in-page helpers shared by the input actions.
 //!
 //! - selectors: `DOM.querySelector` on the document; when that finds nothing, a
 //!   walk into open shadow roots (in page JS, returning the element's handle);
@@ -8,46 +8,26 @@
 //! A resolved [`Node`] carries its `backendNodeId` (for `DOM.*`) and a JS handle
 //! (`objectId`, for `Runtime.callFunctionOn`).
 
+use browser_bridge_cdp::dom::{
+    BackendNodeId, DescribeNode, GetDocument, QuerySelector, ResolveNode,
+};
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate, RemoteObjectId};
 use browser_bridge_page::uids::stale_error;
 use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, TabId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::cdp::{self, EvalResult, GetDocument, QuerySelector, ResolveNode};
-use crate::sessions;
-
-/// Longest user-supplied selector or text echoed in a message (chars).
-pub const ECHO_MAX_CHARS: usize = 200;
-
-/// `text` capped to [`ECHO_MAX_CHARS`] chars, with `…` when cut: what an error
-/// message echoes of a selector, typed text or page text (a 50 kB selector must not
-/// come back in full).
-pub fn cap(text: &str) -> String {
-    match text.char_indices().nth(ECHO_MAX_CHARS) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
-/// [`cap`], quoted as `{:?}` would.
-pub fn quote(text: &str) -> String {
-    format!("{:?}", cap(text))
-}
-
-/// `word` with its indefinite article: `an input`, `an alert`, `a confirm`.
-pub fn with_article(word: &str) -> String {
-    let vowel = word
-        .trim_start_matches('<')
-        .starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
-    format!("{} {word}", if vowel { "an" } else { "a" })
-}
+use crate::app::App;
+use crate::cdp;
+use crate::core::messages::{cap, quote};
+use crate::sessions::attach::no_tab;
 
 /// A resolved element.
 #[derive(Debug, Clone)]
 pub struct Node {
     /// CDP `backendNodeId`.
-    pub backend_node_id: i64,
+    pub backend_node_id: BackendNodeId,
     /// `Runtime.RemoteObjectId` of the element.
-    pub object_id: String,
+    pub object_id: RemoteObjectId,
     /// How the caller named it (for messages): the selector or the uid.
     pub label: String,
 }
@@ -66,44 +46,65 @@ const DEEP_QUERY: &str = r#"(selector) => {
   return document.querySelector(selector) || walk(document);
 }"#;
 
+/// `invalid_request` for a selector the browser cannot parse.
+fn invalid_selector(selector: &str) -> BridgeError {
+    BridgeError::invalid_request(format!("selector {} is not valid CSS", quote(selector)))
+}
+
 /// Resolves a target to a live element.
 ///
 /// # Errors
 /// `element_not_found` (no match, uid never issued), `element_stale` (uid of a
 /// replaced document or removed node), `invalid_request` (selector syntax).
-pub async fn resolve(tab: TabId, target: ElementTarget<'_>) -> Result<Node, BridgeError> {
-    match target {
-        ElementTarget::Selector(selector) => resolve_selector(tab, selector).await?.ok_or_else(|| {
-            BridgeError::new(
-                ErrorCode::ElementNotFound,
-                format!("no element matches {} (also searched open shadow roots): extract and pick another target", quote(selector)),
-            )
-        }),
-        ElementTarget::Uid(uid) => {
-            let backend = sessions::with_session(tab, |s| s.uids.resolve(uid))
-                .ok_or_else(|| sessions::no_tab(tab))??;
-            match resolve_backend(tab, backend).await {
-                // DOM.resolveNode still succeeds for a node the page removed while
-                // something (our handle, page JS) keeps it alive: ask the node.
-                Ok(object_id) => {
-                    if call_on(tab, &object_id, "function () { return this.isConnected; }", &[]).await?
-                        == false
-                    {
-                        // Not forgotten: the page may insert the same node again.
-                        return Err(BridgeError::new(
-                            ErrorCode::ElementStale,
-                            format!("{uid} was removed from the page: extract again"),
-                        ));
-                    }
-                    Ok(Node { backend_node_id: backend, object_id, label: uid.to_string() })
-                }
-                Err(_) => {
-                    sessions::with_session(tab, |s| s.uids.forget(backend));
-                    Err(stale_error(uid))
-                }
-            }
+pub async fn resolve(
+    app: &App,
+    tab: TabId,
+    target: ElementTarget<'_>,
+) -> Result<Node, BridgeError> {
+    let uid = match target {
+        ElementTarget::Selector(selector) => {
+            return resolve_selector(tab, selector).await?.ok_or_else(|| {
+                BridgeError::new(
+                    ErrorCode::ElementNotFound,
+                    format!(
+                        "no element matches {} (also searched open shadow roots): extract and pick another target",
+                        quote(selector)
+                    ),
+                )
+            });
         }
+        ElementTarget::Uid(uid) => uid,
+    };
+    let backend = app
+        .sessions
+        .with(tab, |s| s.uids.resolve(uid))
+        .ok_or_else(|| no_tab(tab))??;
+    let backend = BackendNodeId(backend);
+    let Ok(object_id) = resolve_backend(tab, backend.clone()).await else {
+        app.sessions.with(tab, |s| s.uids.forget(backend.0));
+        return Err(stale_error(uid));
+    };
+    // DOM.resolveNode still succeeds for a node the page removed while something
+    // (our handle, page JS) keeps it alive: ask the node.
+    let connected = call_on(
+        tab,
+        &object_id,
+        "function () { return this.isConnected; }",
+        Vec::new(),
+    )
+    .await?;
+    if connected == false {
+        // Not forgotten: the page may insert the same node again.
+        return Err(BridgeError::new(
+            ErrorCode::ElementStale,
+            format!("{uid} was removed from the page: extract again"),
+        ));
     }
+    Ok(Node {
+        backend_node_id: backend,
+        object_id,
+        label: uid.to_string(),
+    })
 }
 
 /// `DOM.querySelector`, then the shadow-root walk; `None` when nothing matches.
@@ -111,33 +112,31 @@ pub async fn resolve(tab: TabId, target: ElementTarget<'_>) -> Result<Node, Brid
 /// # Errors
 /// `invalid_request` for a selector the browser cannot parse; CDP failures.
 pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>, BridgeError> {
-    let doc: GetDocument = cdp::call(tab, "DOM.getDocument", json!({ "depth": 0 })).await?;
-    let found = cdp::call::<QuerySelector>(
-        tab,
-        "DOM.querySelector",
-        json!({ "nodeId": doc.root.node_id, "selector": selector }),
-    )
-    .await;
-    let node_id = match found {
-        Ok(q) => q.node_id,
-        Err(e)
-            if e.message.contains("not valid")
-                || e.message.contains("DOM Error")
-                || e.message.contains("SyntaxError") =>
-        {
-            return Err(BridgeError::invalid_request(format!(
-                "selector {} is not valid CSS",
-                quote(selector)
-            )));
-        }
-        Err(e) => return Err(e.into()),
+    let doc = cdp::send(tab, &GetDocument { depth: 0 }).await?;
+    let query = QuerySelector {
+        node_id: doc.root.node_id,
+        selector: selector.to_owned(),
     };
-    if node_id != 0 {
-        let described =
-            cdp::call::<cdp::DescribeNode>(tab, "DOM.describeNode", json!({ "nodeId": node_id }))
-                .await?;
-        let backend = described.node.backend_node_id;
-        let object_id = resolve_backend(tab, backend).await?;
+    let node_id = match cdp::send(tab, &query).await {
+        Ok(q) => q.node_id,
+        Err(e) => {
+            let detail = e.detail();
+            if ["not valid", "DOM Error", "SyntaxError"]
+                .iter()
+                .any(|m| detail.contains(m))
+            {
+                return Err(invalid_selector(selector));
+            }
+            return Err(e.into());
+        }
+    };
+    if node_id.0 != 0 {
+        let describe = DescribeNode {
+            node_id: Some(node_id),
+            ..DescribeNode::default()
+        };
+        let backend = cdp::send(tab, &describe).await?.node.backend_node_id;
+        let object_id = resolve_backend(tab, backend.clone()).await?;
         return Ok(Some(Node {
             backend_node_id: backend,
             object_id,
@@ -145,17 +144,10 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
         }));
     }
     // Not in the light DOM: look into open shadow roots.
-    let r: EvalResult = cdp::call(
-        tab,
-        "Runtime.evaluate",
-        json!({ "expression": format!("({DEEP_QUERY})({})", Value::String(selector.to_owned())) }),
-    )
-    .await?;
+    let expression = format!("({DEEP_QUERY})({})", Value::String(selector.to_owned()));
+    let r = cdp::send(tab, &Evaluate::new(expression)).await?;
     if r.exception_details.is_some() {
-        return Err(BridgeError::invalid_request(format!(
-            "selector {} is not valid CSS",
-            quote(selector)
-        )));
+        return Err(invalid_selector(selector));
     }
     let Some(object_id) = r
         .result
@@ -164,9 +156,11 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
     else {
         return Ok(None);
     };
-    let described =
-        cdp::call::<cdp::DescribeNode>(tab, "DOM.describeNode", json!({ "objectId": object_id }))
-            .await?;
+    let describe = DescribeNode {
+        object_id: Some(object_id.clone()),
+        ..DescribeNode::default()
+    };
+    let described = cdp::send(tab, &describe).await?;
     Ok(Some(Node {
         backend_node_id: described.node.backend_node_id,
         object_id,
@@ -178,47 +172,55 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
 ///
 /// # Errors
 /// CDP's error when the node no longer exists.
-pub async fn resolve_backend(tab: TabId, backend_node_id: i64) -> Result<String, BridgeError> {
-    let r: ResolveNode = cdp::call(
-        tab,
-        "DOM.resolveNode",
-        json!({ "backendNodeId": backend_node_id }),
-    )
-    .await?;
-    r.object
+pub async fn resolve_backend(
+    tab: TabId,
+    backend_node_id: BackendNodeId,
+) -> Result<RemoteObjectId, BridgeError> {
+    cdp::send(tab, &ResolveNode { backend_node_id })
+        .await?
+        .object
         .object_id
         .ok_or_else(|| BridgeError::internal("DOM.resolveNode gave no objectId"))
 }
 
-/// Calls `function_declaration` with `this` = the node and `args` (JSON values),
-/// returning its JSON result (by value).
+/// Calls `function_declaration` with `this` = the node and `args`, returning its
+/// JSON result (by value; promises awaited).
 ///
 /// # Errors
 /// `invalid_action` when the function throws; CDP failures.
 pub async fn call_on(
     tab: TabId,
-    object_id: &str,
+    object_id: &RemoteObjectId,
     function_declaration: &str,
-    args: &[Value],
+    arguments: Vec<CallArgument>,
 ) -> Result<Value, BridgeError> {
-    let arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
-    let r: EvalResult = cdp::call(
-        tab,
-        "Runtime.callFunctionOn",
-        json!({
-            "objectId": object_id,
-            "functionDeclaration": function_declaration,
-            "arguments": arguments,
-            "returnByValue": true,
-            "awaitPromise": true,
-            "userGesture": true,
-        }),
-    )
-    .await?;
+    let call = CallFunctionOn {
+        object_id: object_id.clone(),
+        function_declaration: function_declaration.to_owned(),
+        arguments,
+        return_by_value: Some(true),
+        await_promise: Some(true),
+        user_gesture: Some(true),
+    };
+    let r = cdp::send(tab, &call).await?;
     if let Some(ex) = r.exception_details {
         return Err(BridgeError::invalid_action(ex.message()));
     }
     Ok(r.result.value.unwrap_or(Value::Null))
+}
+
+/// [`call_on`] with JSON arguments.
+///
+/// # Errors
+/// As [`call_on`].
+pub async fn call_with(
+    tab: TabId,
+    object_id: &RemoteObjectId,
+    function_declaration: &str,
+    args: &[Value],
+) -> Result<Value, BridgeError> {
+    let arguments = args.iter().cloned().map(CallArgument::Value).collect();
+    call_on(tab, object_id, function_declaration, arguments).await
 }
 
 /// A short description of an element for messages: `button#save.primary "Save"`.
@@ -234,8 +236,8 @@ pub const DESCRIBE: &str = r#"function () {
 }"#;
 
 /// Describes a node for messages.
-pub async fn describe(tab: TabId, object_id: &str) -> String {
-    call_on(tab, object_id, DESCRIBE, &[])
+pub async fn describe(tab: TabId, object_id: &RemoteObjectId) -> String {
+    call_on(tab, object_id, DESCRIBE, Vec::new())
         .await
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

@@ -2,64 +2,22 @@
 //! tabs the page opens (sessions at once, reported as `openedTabs`), a file chooser
 //! (intercepted at attach), a main-frame navigation.
 
-use std::cell::RefCell;
 use std::future::Future;
 
-use browser_bridge_protocol::result::{DialogInfo, FileChooser, OpenedTab, SideEffects};
+use browser_bridge_cdp::page::{
+    FileChooserOpened, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
+    JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument,
+};
+use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
-use futures::channel::oneshot;
+use futures::channel::oneshot::Receiver;
 use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
-use serde_json::{Value, json};
-use wasm_bindgen_futures::spawn_local;
 
 use crate::actions::navigation;
-use crate::{cdp, chrome, sessions};
-
-thread_local! {
-    static OPENED: RefCell<Vec<(TabId, OpenedTab)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `chrome.tabs.onCreated`: a tab opened by a session tab (`openerTabId`) becomes a
-/// session at once and is remembered for its opener's next report.
-pub fn on_tab_created(tab: &chrome::Tab) {
-    let (Some(id), Some(opener)) = (tab.id, tab.opener_tab_id) else {
-        return;
-    };
-    let opener = TabId(opener);
-    if !sessions::has_session(opener) {
-        return;
-    }
-    let url = tab
-        .pending_url
-        .clone()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| tab.url.clone());
-    OPENED.with(|o| {
-        o.borrow_mut().push((
-            opener,
-            OpenedTab {
-                tab_id: TabId(id),
-                url,
-            },
-        ))
-    });
-    spawn_local(async move {
-        if let Err(e) = sessions::ensure_session(TabId(id)).await {
-            chrome::log(&format!("session for opened tab {id}: {}", e.message));
-        }
-    });
-}
-
-/// Takes the tabs `opener` opened since the last call.
-pub fn take_opened(opener: TabId) -> Vec<OpenedTab> {
-    OPENED.with(|o| {
-        let mut all = o.borrow_mut();
-        let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|(t, _)| *t == opener);
-        *all = rest;
-        mine.into_iter().map(|(_, t)| t).collect()
-    })
-}
+use crate::app::App;
+use crate::cdp;
+use crate::sessions::dialogs::dialog_info;
 
 /// How long after the input events we look for their side effects (ms): long
 /// enough for a `window.open`'s `tabs.onCreated` or a link's navigation request.
@@ -81,40 +39,37 @@ pub struct Report {
 /// Watchers armed before an input action (§5: side effects are reported, never
 /// waited on — a dialog ends the action at once, since CDP input blocks under it).
 pub struct Watch {
+    app: App,
     tab: TabId,
-    dialog: oneshot::Receiver<Value>,
-    chooser: oneshot::Receiver<Value>,
-    requested: oneshot::Receiver<Value>,
-    started: oneshot::Receiver<Value>,
+    dialog: Receiver<JavascriptDialogOpening>,
+    chooser: Receiver<FileChooserOpened>,
+    requested: Receiver<FrameRequestedNavigation>,
+    started: Receiver<FrameStartedLoading>,
     /// A same-document navigation (pushState, hash change): not a new document.
-    same_document: oneshot::Receiver<Value>,
-    loaded: oneshot::Receiver<Value>,
+    same_document: Receiver<NavigatedWithinDocument>,
+    loaded: Receiver<LoadEventFired>,
 }
 
 impl Watch {
     /// Arms the watchers on `tab` (and forgets tabs opened before).
-    pub async fn start(tab: TabId) -> Watch {
-        take_opened(tab);
-        let main = cdp::send(tab, "Page.getFrameTree", json!({}))
+    pub async fn start(app: &App, tab: TabId) -> Watch {
+        app.sessions.take_opened(tab);
+        let main = cdp::send(tab, &GetFrameTree {})
             .await
-            .ok()
-            .and_then(|t| t["frameTree"]["frame"]["id"].as_str().map(str::to_owned))
+            .map(|t| t.frame_tree.frame.id)
             .unwrap_or_default();
+        let events = &app.events;
         let (m1, m2, m3) = (main.clone(), main.clone(), main);
         Watch {
+            app: app.clone(),
             tab,
-            dialog: cdp::wait_event(tab, "Page.javascriptDialogOpening"),
-            chooser: cdp::wait_event(tab, "Page.fileChooserOpened"),
-            requested: cdp::wait_event_where(tab, "Page.frameRequestedNavigation", move |p| {
-                p["frameId"] == m1.as_str()
-            }),
-            started: cdp::wait_event_where(tab, "Page.frameStartedLoading", move |p| {
-                p["frameId"] == m2.as_str()
-            }),
-            same_document: cdp::wait_event_where(tab, "Page.navigatedWithinDocument", move |p| {
-                p["frameId"] == m3.as_str()
-            }),
-            loaded: cdp::wait_event(tab, "Page.loadEventFired"),
+            dialog: events.wait(tab),
+            chooser: events.wait(tab),
+            requested: events.wait_where(tab, move |e: &FrameRequestedNavigation| e.frame_id == m1),
+            started: events.wait_where(tab, move |e: &FrameStartedLoading| e.frame_id == m2),
+            same_document: events
+                .wait_where(tab, move |e: &NavigatedWithinDocument| e.frame_id == m3),
+            loaded: events.wait(tab),
         }
     }
 
@@ -127,6 +82,7 @@ impl Watch {
         F: Future<Output = Result<(), cdp::CdpError>>,
     {
         let Watch {
+            app,
             tab,
             dialog,
             mut chooser,
@@ -135,6 +91,7 @@ impl Watch {
             mut same_document,
             loaded,
         } = self;
+        let sessions = &app.sessions;
         let mut effects = SideEffects::default();
         let dialog = match select(Box::pin(input), dialog).await {
             Either::Left((result, dialog)) => {
@@ -147,12 +104,9 @@ impl Watch {
             Either::Right((d, _)) => d.ok(),
         };
         if let Some(d) = dialog {
-            effects.dialog = serde_json::from_value::<DialogInfo>(
-                json!({ "type": d["type"], "message": d["message"] }),
-            )
-            .ok();
-            effects.opened_tabs = non_empty(take_opened(tab));
-            let url = sessions::with_session(tab, |s| s.url.clone()).unwrap_or_default();
+            effects.dialog = Some(dialog_info(&d));
+            effects.opened_tabs = non_empty(sessions.take_opened(tab));
+            let url = sessions.with(tab, |s| s.url.clone()).unwrap_or_default();
             return Ok(Report {
                 url,
                 navigated: false,
@@ -165,17 +119,17 @@ impl Watch {
             || matches!(started.try_recv(), Ok(Some(_))))
             && !matches!(same_document.try_recv(), Ok(Some(_)));
         if navigated && cdp::within(loaded, NAVIGATION_LOAD_MS).await.is_some() {
-            sessions::with_session(tab, |s| s.uids.invalidate());
+            sessions.with(tab, |s| s.uids.invalidate());
         }
         if let Ok(Some(c)) = chooser.try_recv() {
             effects.file_chooser = Some(FileChooser {
-                multiple: c["mode"] == "selectMultiple",
+                multiple: c.mode == "selectMultiple",
             });
         }
-        effects.opened_tabs = non_empty(take_opened(tab));
+        effects.opened_tabs = non_empty(sessions.take_opened(tab));
         let url = match navigation::page_info(tab).await {
             Ok(page) => page.url,
-            Err(_) => sessions::with_session(tab, |s| s.url.clone()).unwrap_or_default(),
+            Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
         };
         Ok(Report {
             url,

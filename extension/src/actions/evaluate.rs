@@ -7,13 +7,16 @@
 //! maps, … answer with CDP's description. Dialogs opened meanwhile are handled by
 //! `sessions` (accept alert/beforeunload, dismiss confirm/prompt).
 
+use browser_bridge_cdp::runtime::{
+    CallFunctionOn, Evaluate as CdpEvaluate, ReleaseObjectGroup, RemoteObject,
+};
 use browser_bridge_protocol::action::Evaluate;
 use browser_bridge_protocol::result::{EvaluateResult, EvaluateValue};
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::cdp::{self, EvalResult, RemoteObject};
-use crate::{runtime, sessions};
+use crate::app::App;
+use crate::{cdp, runtime};
 
 /// CDP `timeout` of the evaluation (ms, §7).
 pub const EVALUATE_TIMEOUT_MS: u32 = 10_000;
@@ -24,14 +27,14 @@ const OBJECT_GROUP: &str = "browser-bridge-evaluate";
 /// # Errors
 /// `invalid_action` with the exception text when the code throws; `timeout` past
 /// 10 s.
-pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeError> {
-    sessions::with_session(tab, |s| s.evaluating += 1);
+pub async fn evaluate(app: &App, tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeError> {
+    app.sessions.with(tab, |s| s.evaluating += 1);
     let outcome = run(tab, &p.expression).await;
-    sessions::with_session(tab, |s| s.evaluating = s.evaluating.saturating_sub(1));
+    app.sessions
+        .with(tab, |s| s.evaluating = s.evaluating.saturating_sub(1));
     let (value_type, value, held_object) = outcome?;
     if held_object {
-        let release = json!({ "objectGroup": OBJECT_GROUP });
-        let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
+        release(tab).await;
     }
     Ok(ActionResult::Evaluate(EvaluateResult {
         tab_id: tab,
@@ -41,19 +44,26 @@ pub async fn evaluate(tab: TabId, p: Evaluate) -> Result<ActionResult, BridgeErr
 }
 
 /// `(type, shape, an object handle was created and must be released)`.
+/// Drops the handles the evaluation created.
+async fn release(tab: TabId) {
+    let release = ReleaseObjectGroup {
+        object_group: OBJECT_GROUP.into(),
+    };
+    let _ = cdp::send(tab, &release).await;
+}
+
 async fn run(tab: TabId, expression: &str) -> Result<(String, EvaluateValue, bool), BridgeError> {
-    let params = json!({
-        "expression": format!("(async () => {{\n{expression}\n}})()"),
-        "awaitPromise": true,
-        "userGesture": true,
-        "returnByValue": false,
-        "objectGroup": OBJECT_GROUP,
-    });
-    let result = match runtime::evaluate(tab, params, EVALUATE_TIMEOUT_MS, "evaluate").await? {
+    let evaluate = CdpEvaluate {
+        await_promise: Some(true),
+        user_gesture: Some(true),
+        return_by_value: Some(false),
+        object_group: Some(OBJECT_GROUP.into()),
+        ..CdpEvaluate::new(format!("(async () => {{\n{expression}\n}})()"))
+    };
+    let result = match runtime::evaluate(tab, evaluate, EVALUATE_TIMEOUT_MS, "evaluate").await? {
         Ok(result) => result,
         Err(message) => {
-            let release = json!({ "objectGroup": OBJECT_GROUP });
-            let _ = cdp::send(tab, "Runtime.releaseObjectGroup", release).await;
+            release(tab).await;
             return Err(BridgeError::invalid_action(format!(
                 "evaluate threw: {message}"
             )));
@@ -90,17 +100,14 @@ async fn shape(tab: TabId, obj: RemoteObject) -> Result<(String, EvaluateValue),
                     EvaluateValue::from_json(obj.value.unwrap_or_default()),
                 ));
             };
-            let by_value = cdp::send(
-                tab,
-                "Runtime.callFunctionOn",
-                json!({ "objectId": object_id, "functionDeclaration": "function () { return this; }", "returnByValue": true }),
-            )
-            .await;
-            match by_value
-                .ok()
-                .and_then(|v| serde_json::from_value::<EvalResult>(v).ok())
-            {
-                Some(r) if r.exception_details.is_none() => Ok((
+            let by_value = CallFunctionOn {
+                object_id,
+                function_declaration: "function () { return this; }".into(),
+                return_by_value: Some(true),
+                ..CallFunctionOn::default()
+            };
+            match cdp::send(tab, &by_value).await {
+                Ok(r) if r.exception_details.is_none() => Ok((
                     kind,
                     EvaluateValue::from_json(r.result.value.unwrap_or_default()),
                 )),

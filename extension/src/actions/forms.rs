@@ -4,6 +4,9 @@
 //! `beforeinput`/`input` events, so React/Vue controlled inputs and contenteditable
 //! see a real edit), replacing the content by default; never writes `.value`.
 
+use browser_bridge_cdp::dom::{Focus, SetFileInputFiles};
+use browser_bridge_cdp::input::InsertText;
+use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{Scroll, ScrollDirection, SelectOption, Type, UploadFile};
 use browser_bridge_protocol::result::{
     ScrollResult, SelectOptionResult, TypeResult, UploadFileResult,
@@ -12,7 +15,9 @@ use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::{Value, json};
 
 use crate::actions::{dom, input};
-use crate::cdp::{self, EvalResult};
+use crate::app::App;
+use crate::cdp;
+use crate::core::messages::{cap, quote, with_article};
 
 /// `{editable, disabled, what}`: can `type` write here?
 const EDITABLE: &str = r#"function () {
@@ -48,9 +53,9 @@ const VALUE: &str =
 /// # Errors
 /// `invalid_action` for a non-editable element, `element_not_interactable` when
 /// disabled or hidden, `element_not_found` / `element_stale`.
-pub async fn type_text(tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(tab, p.target()?).await?;
-    let state = dom::call_on(tab, &node.object_id, EDITABLE, &[]).await?;
+pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(app, tab, p.target()?).await?;
+    let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
     if state["editable"] != true {
         return Err(BridgeError::invalid_action(format!(
             "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
@@ -65,31 +70,28 @@ pub async fn type_text(tab: TabId, p: Type) -> Result<ActionResult, BridgeError>
         ));
     }
     input::click_point(tab, &node).await?;
-    cdp::send(
-        tab,
-        "DOM.focus",
-        json!({ "backendNodeId": node.backend_node_id }),
-    )
-    .await
-    .map_err(|e| {
+    let focus = Focus {
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    cdp::send(tab, &focus).await.map_err(|e| {
         BridgeError::new(
             ErrorCode::ElementNotInteractable,
-            format!("{} cannot take focus: {}", node.label, e.message),
+            format!("{} cannot take focus: {}", node.label, e.detail()),
         )
     })?;
     let clear = p.clear();
-    dom::call_on(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
+    dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
     if p.text.is_empty() {
         if clear {
             input::press(tab, "Backspace", 0).await?;
         }
     } else {
-        cdp::send(tab, "Input.insertText", json!({ "text": p.text })).await?;
+        cdp::send(tab, &InsertText { text: p.text }).await?;
     }
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;
     }
-    let value = dom::call_on(tab, &node.object_id, VALUE, &[])
+    let value = dom::call_with(tab, &node.object_id, VALUE, &[])
         .await
         .unwrap_or_default();
     Ok(ActionResult::Type(TypeResult {
@@ -122,15 +124,17 @@ const SELECT: &str = r#"function (values) {
 /// `invalid_action` when an option is missing, the element is not a `<select>`,
 /// or several values go to a single select; `element_not_interactable` when
 /// disabled.
-pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(tab, p.target()?).await?;
-    let _ = cdp::send(
-        tab,
-        "DOM.focus",
-        json!({ "backendNodeId": node.backend_node_id }),
-    )
-    .await;
-    let r = dom::call_on(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
+pub async fn select_option(
+    app: &App,
+    tab: TabId,
+    p: SelectOption,
+) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(app, tab, p.target()?).await?;
+    let focus = Focus {
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    let _ = cdp::send(tab, &focus).await;
+    let r = dom::call_with(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
     match r["error"].as_str() {
         None => Ok(ActionResult::SelectOption(SelectOptionResult {
             tab_id: tab,
@@ -139,8 +143,8 @@ pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, 
         Some("missing") => Err(BridgeError::invalid_action(format!(
             "{} has no option with value or label {}; options: {}",
             node.label,
-            dom::quote(r["value"].as_str().unwrap_or_default()),
-            dom::cap(&r["available"].to_string())
+            quote(r["value"].as_str().unwrap_or_default()),
+            cap(&r["available"].to_string())
         ))),
         Some("disabled") => Err(BridgeError::new(
             ErrorCode::ElementNotInteractable,
@@ -154,7 +158,7 @@ pub async fn select_option(tab: TabId, p: SelectOption) -> Result<ActionResult, 
         Some(_) => Err(BridgeError::invalid_action(format!(
             "{} is {}, not a <select>",
             node.label,
-            dom::with_article(r["what"].as_str().unwrap_or("?"))
+            with_article(r["what"].as_str().unwrap_or("?"))
         ))),
     }
 }
@@ -178,9 +182,13 @@ const FILES: &str = r#"async function () {
 /// # Errors
 /// `invalid_action` when the target is not a file input or a path cannot be read
 /// (the input is then emptied again).
-pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(tab, p.target()?).await?;
-    if dom::call_on(tab, &node.object_id, FILES, &[])
+pub async fn upload_file(
+    app: &App,
+    tab: TabId,
+    p: UploadFile,
+) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(app, tab, p.target()?).await?;
+    if dom::call_with(tab, &node.object_id, FILES, &[])
         .await?
         .is_null()
     {
@@ -189,13 +197,14 @@ pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, Brid
             node.label
         )));
     }
-    let set = |files: &[String]| json!({ "files": files, "backendNodeId": node.backend_node_id });
-    cdp::send(tab, "DOM.setFileInputFiles", set(&p.paths))
-        .await
-        .map_err(|e| {
-            BridgeError::invalid_action(format!("could not set the files: {}", e.message))
-        })?;
-    let files = dom::call_on(tab, &node.object_id, FILES, &[]).await?;
+    let set = |files: &[String]| SetFileInputFiles {
+        files: files.to_vec(),
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    cdp::send(tab, &set(&p.paths)).await.map_err(|e| {
+        BridgeError::invalid_action(format!("could not set the files: {}", e.detail()))
+    })?;
+    let files = dom::call_with(tab, &node.object_id, FILES, &[]).await?;
     let files = files.as_array().cloned().unwrap_or_default();
     let unreadable: Vec<&str> = files
         .iter()
@@ -204,7 +213,7 @@ pub async fn upload_file(tab: TabId, p: UploadFile) -> Result<ActionResult, Brid
         .map(|(_, path)| path.as_str())
         .collect();
     if !unreadable.is_empty() {
-        let _ = cdp::send(tab, "DOM.setFileInputFiles", set(&[])).await;
+        let _ = cdp::send(tab, &set(&[])).await;
         return Err(BridgeError::invalid_action(format!(
             "cannot read {}: give absolute paths of existing files on the backend's machine",
             unreadable.join(", ")
@@ -237,7 +246,7 @@ const SCROLL: &str = r#"function (direction, amount) {
 ///
 /// # Errors
 /// `element_not_found` / `element_stale` for a container target.
-pub async fn scroll(tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> {
+pub async fn scroll(app: &App, tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> {
     let direction = match p.direction {
         ScrollDirection::Up => "up",
         ScrollDirection::Down => "down",
@@ -247,20 +256,15 @@ pub async fn scroll(tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> 
     let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
     let offsets = match p.target()? {
         Some(target) => {
-            let node = dom::resolve(tab, target).await?;
-            dom::call_on(tab, &node.object_id, SCROLL, &args).await?
+            let node = dom::resolve(app, tab, target).await?;
+            dom::call_with(tab, &node.object_id, SCROLL, &args).await?
         }
         None => {
             let expression = format!(
                 "({SCROLL}).call(document.scrollingElement || document.documentElement, {}, {})",
                 args[0], args[1]
             );
-            let r: EvalResult = cdp::call(
-                tab,
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true }),
-            )
-            .await?;
+            let r = cdp::send(tab, &Evaluate::by_value(expression)).await?;
             r.result.value.unwrap_or_default()
         }
     };

@@ -1,16 +1,24 @@
 //! Trusted input (§5): `click`, `hover`, `press_key` through `Input.dispatch*Event`,
 //! after `DOM.scrollIntoViewIfNeeded` + `DOM.getBoxModel` (centre of the content
 //! quad) and, for clicks, a hit test (`DOM.getNodeForLocation`) that must land on
-//! the element or a descendant (across open shadow roots).
+//! the element or a descendant (across open shadow roots). Key names are read by
+//! [`crate::core::keys`].
 
+use browser_bridge_cdp::dom::{GetBoxModel, GetNodeForLocation, ScrollIntoViewIfNeeded};
+use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, MouseEventType};
+use browser_bridge_cdp::page::GetLayoutMetrics;
+use browser_bridge_cdp::runtime::{CallArgument, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
-use crate::cdp::{self, GetBoxModel, NodeForLocation};
+use crate::app::App;
+use crate::cdp;
+use crate::core::keys::{is_known_key, key_events};
+use crate::core::messages::quote;
 
 /// Is `other` this element or inside it (crossing shadow roots)?
 const CONTAINS: &str = r#"function (other) {
@@ -34,33 +42,24 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
             format!("{} is {why}", node.label),
         )
     };
+    let backend_node_id = node.backend_node_id.clone();
     cdp::send(
         tab,
-        "DOM.scrollIntoViewIfNeeded",
-        json!({ "backendNodeId": node.backend_node_id }),
+        &ScrollIntoViewIfNeeded {
+            backend_node_id: backend_node_id.clone(),
+        },
     )
     .await
     .map_err(|_| not_interactable("not rendered (display:none or detached)"))?;
-    let model: GetBoxModel = cdp::call(
-        tab,
-        "DOM.getBoxModel",
-        json!({ "backendNodeId": node.backend_node_id }),
-    )
-    .await
-    .map_err(|_| not_interactable("hidden or not rendered (no box)"))?;
-    let q = &model.model.content;
-    let (xs, ys): (Vec<f64>, Vec<f64>) = (
-        q.iter().step_by(2).copied().collect(),
-        q.iter().skip(1).step_by(2).copied().collect(),
-    );
-    let width =
-        xs.iter().cloned().fold(f64::MIN, f64::max) - xs.iter().cloned().fold(f64::MAX, f64::min);
-    let height =
-        ys.iter().cloned().fold(f64::MIN, f64::max) - ys.iter().cloned().fold(f64::MAX, f64::min);
-    if q.len() < 8 || width <= 0.0 || height <= 0.0 {
+    let model = cdp::send(tab, &GetBoxModel { backend_node_id })
+        .await
+        .map_err(|_| not_interactable("hidden or not rendered (no box)"))?
+        .model;
+    let (width, height) = model.size();
+    if width <= 0.0 || height <= 0.0 {
         return Err(not_interactable("zero-sized"));
     }
-    Ok(model.model.centre())
+    Ok(model.centre())
 }
 
 /// Checks that a click at `(x, y)` lands on `node` or a descendant.
@@ -70,24 +69,21 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
 pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(), BridgeError> {
     // `DOM.getNodeForLocation` takes document coordinates (measured on Chromium
     // 156), the box model gives viewport ones: add the page's scroll offset.
-    let metrics = cdp::send(tab, "Page.getLayoutMetrics", json!({})).await?;
-    let page_x = metrics["cssLayoutViewport"]["pageX"]
-        .as_f64()
-        .unwrap_or(0.0);
-    let page_y = metrics["cssLayoutViewport"]["pageY"]
-        .as_f64()
-        .unwrap_or(0.0);
-    let hit: NodeForLocation = cdp::call(
-        tab,
-        "DOM.getNodeForLocation",
-        json!({ "x": (x + page_x).round() as i64, "y": (y + page_y).round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true }),
-    )
-    .await?;
-    if hit.backend_node_id == node.backend_node_id {
+    let viewport = cdp::send(tab, &GetLayoutMetrics {})
+        .await?
+        .css_layout_viewport;
+    let location = GetNodeForLocation {
+        x: (x + viewport.page_x).round() as i64,
+        y: (y + viewport.page_y).round() as i64,
+        include_user_agent_shadow_dom: false,
+        ignore_pointer_events_none: true,
+    };
+    let hit = cdp::send(tab, &location).await?.backend_node_id;
+    if hit == node.backend_node_id {
         return Ok(());
     }
-    let hit_object = dom::resolve_backend(tab, hit.backend_node_id).await?;
-    if cdp_contains(tab, &node.object_id, &hit_object).await? {
+    let hit_object = dom::resolve_backend(tab, hit).await?;
+    if contains(tab, &node.object_id, &hit_object).await? {
         return Ok(());
     }
     let cover = dom::describe(tab, &hit_object).await;
@@ -100,21 +96,20 @@ pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(),
     ))
 }
 
-async fn cdp_contains(tab: TabId, object_id: &str, other: &str) -> Result<bool, BridgeError> {
-    let r: cdp::EvalResult = cdp::call(
-        tab,
-        "Runtime.callFunctionOn",
-        json!({ "objectId": object_id, "functionDeclaration": CONTAINS, "arguments": [{ "objectId": other }], "returnByValue": true }),
-    )
-    .await?;
-    Ok(r.result.value == Some(Value::Bool(true)))
+async fn contains(
+    tab: TabId,
+    object_id: &RemoteObjectId,
+    other: &RemoteObjectId,
+) -> Result<bool, BridgeError> {
+    let arguments = vec![CallArgument::ObjectId(other.clone())];
+    Ok(dom::call_on(tab, object_id, CONTAINS, arguments).await? == Value::Bool(true))
 }
 
-fn button_name(b: Option<MouseButton>) -> &'static str {
+fn button(b: Option<MouseButton>) -> CdpButton {
     match b.unwrap_or(MouseButton::Left) {
-        MouseButton::Left => "left",
-        MouseButton::Middle => "middle",
-        MouseButton::Right => "right",
+        MouseButton::Left => CdpButton::Left,
+        MouseButton::Middle => CdpButton::Middle,
+        MouseButton::Right => CdpButton::Right,
     }
 }
 
@@ -122,9 +117,9 @@ fn button_name(b: Option<MouseButton>) -> &'static str {
 ///
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
-pub async fn click(tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(tab, p.target()?).await?;
-    if dom::call_on(tab, &node.object_id, STATE, &[]).await?["disabled"] == true {
+pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(app, tab, p.target()?).await?;
+    if dom::call_on(tab, &node.object_id, STATE, Vec::new()).await?["disabled"] == true {
         return Err(BridgeError::new(
             ErrorCode::ElementNotInteractable,
             format!("{} is disabled", node.label),
@@ -133,25 +128,25 @@ pub async fn click(tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
     let point = click_point(tab, &node).await?;
     hit_test(tab, &node, point).await?;
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
-    let button = button_name(p.button);
+    let button = button(p.button);
     let count = p.click_count();
-    let watch = Watch::start(tab).await;
+    let watch = Watch::start(app, tab).await;
     let (x, y) = point;
     let input = async move {
-        cdp::send(
-            tab,
-            "Input.dispatchMouseEvent",
-            json!({ "type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers }),
-        )
-        .await?;
+        let moved = DispatchMouseEvent {
+            modifiers: Some(modifiers),
+            ..DispatchMouseEvent::moved(x, y)
+        };
+        cdp::send(tab, &moved).await?;
         for n in 1..=count {
-            for kind in ["mousePressed", "mouseReleased"] {
-                cdp::send(
-                    tab,
-                    "Input.dispatchMouseEvent",
-                    json!({ "type": kind, "x": x, "y": y, "button": button, "clickCount": n, "modifiers": modifiers }),
-                )
-                .await?;
+            for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
+                let event = DispatchMouseEvent {
+                    kind,
+                    button: Some(button),
+                    click_count: Some(u32::from(n)),
+                    ..moved.clone()
+                };
+                cdp::send(tab, &event).await?;
             }
         }
         Ok::<(), cdp::CdpError>(())
@@ -169,95 +164,21 @@ pub async fn click(tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
 ///
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
-pub async fn hover(tab: TabId, p: Hover) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(tab, p.target()?).await?;
+pub async fn hover(app: &App, tab: TabId, p: Hover) -> Result<ActionResult, BridgeError> {
+    let node = dom::resolve(app, tab, p.target()?).await?;
     let (x, y) = click_point(tab, &node).await?;
-    cdp::send(
-        tab,
-        "Input.dispatchMouseEvent",
-        json!({ "type": "mouseMoved", "x": x, "y": y }),
-    )
-    .await?;
+    cdp::send(tab, &DispatchMouseEvent::moved(x, y)).await?;
     Ok(ActionResult::Hover(TabResult { tab_id: tab }))
 }
 
-/// CDP key description of a `KeyboardEvent.key`: `(code, keyCode, text)`.
-pub fn key_info(key: &str) -> (String, u32, Option<String>) {
-    let named = |code: &str, kc: u32| (code.to_owned(), kc, None);
-    match key {
-        "Enter" => ("Enter".into(), 13, Some("\r".into())),
-        "Tab" => named("Tab", 9),
-        "Escape" | "Esc" => named("Escape", 27),
-        "Backspace" => named("Backspace", 8),
-        "Delete" => named("Delete", 46),
-        "ArrowLeft" => named("ArrowLeft", 37),
-        "ArrowUp" => named("ArrowUp", 38),
-        "ArrowRight" => named("ArrowRight", 39),
-        "ArrowDown" => named("ArrowDown", 40),
-        "Home" => named("Home", 36),
-        "End" => named("End", 35),
-        "PageUp" => named("PageUp", 33),
-        "PageDown" => named("PageDown", 34),
-        " " | "Space" => ("Space".into(), 32, Some(" ".into())),
-        k if k.len() > 1
-            && k.starts_with('F')
-            && k[1..].parse::<u32>().is_ok_and(|n| (1..=12).contains(&n)) =>
-        {
-            named(k, 111 + k[1..].parse::<u32>().unwrap_or(1))
-        }
-        k => {
-            let mut chars = k.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => {
-                    let upper = c.to_ascii_uppercase();
-                    let code = if c.is_ascii_alphabetic() {
-                        format!("Key{upper}")
-                    } else if c.is_ascii_digit() {
-                        format!("Digit{c}")
-                    } else {
-                        String::new()
-                    };
-                    let kc = if c.is_ascii_alphanumeric() {
-                        upper as u32
-                    } else {
-                        0
-                    };
-                    (code, kc, Some(c.to_string()))
-                }
-                _ => named(k, 0),
-            }
-        }
-    }
-}
-
-/// Whether `key` is a key [`key_info`] can press: a single character or one of
-/// its named keys (every named key has a keyCode, every character a text).
-pub fn is_known_key(key: &str) -> bool {
-    let (_, key_code, text) = key_info(key);
-    key_code != 0 || text.is_some()
-}
-
-/// Sends keyDown/keyUp for one key (with text for printable keys unless a command
-/// modifier is held).
+/// Sends key-down and key-up for one key ([`key_events`]).
+///
+/// # Errors
+/// CDP failures.
 pub async fn press(tab: TabId, key: &str, modifiers: u32) -> Result<(), cdp::CdpError> {
-    let (code, key_code, text) = key_info(key);
-    let command = modifiers & (1 | 2 | 4) != 0;
-    let text = text.filter(|_| !command);
-    let mut down = json!({
-        "type": if text.is_some() { "keyDown" } else { "rawKeyDown" },
-        "key": key, "code": code, "windowsVirtualKeyCode": key_code, "modifiers": modifiers,
-    });
-    if let Some(t) = &text {
-        down["text"] = json!(t);
-        down["unmodifiedText"] = json!(t);
+    for event in key_events(key, modifiers) {
+        cdp::send(tab, &event).await?;
     }
-    cdp::send(tab, "Input.dispatchKeyEvent", down).await?;
-    cdp::send(
-        tab,
-        "Input.dispatchKeyEvent",
-        json!({ "type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": key_code, "modifiers": modifiers }),
-    )
-    .await?;
     Ok(())
 }
 
@@ -266,16 +187,16 @@ pub async fn press(tab: TabId, key: &str, modifiers: u32) -> Result<(), cdp::Cdp
 /// # Errors
 /// `invalid_action` for a key name it does not know (Chrome would dispatch it as
 /// a key with no code and no effect); CDP failures.
-pub async fn press_key(tab: TabId, p: PressKey) -> Result<ActionResult, BridgeError> {
+pub async fn press_key(app: &App, tab: TabId, p: PressKey) -> Result<ActionResult, BridgeError> {
     if !is_known_key(&p.key) {
         return Err(BridgeError::invalid_action(format!(
             "unknown key {}: give a KeyboardEvent.key value such as Enter, Escape, \
              ArrowDown, Tab or a single character",
-            super::dom::quote(&p.key)
+            quote(&p.key)
         )));
     }
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
-    let watch = Watch::start(tab).await;
+    let watch = Watch::start(app, tab).await;
     let key = p.key.clone();
     let report = watch
         .run(async move { press(tab, &key, modifiers).await })

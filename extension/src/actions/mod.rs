@@ -12,28 +12,31 @@ pub mod tabs;
 
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, TabId};
 
+use crate::app::App;
+use navigation::Go;
+
 /// Runs `action` on `tab`.
 ///
 /// # Errors
 /// The action's [`BridgeError`].
-pub async fn run(tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
+pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
     match action {
-        Action::Navigate(p) => navigation::navigate(tab, p).await,
-        Action::GoBack(_) => navigation::go(tab, "go_back").await,
-        Action::GoForward(_) => navigation::go(tab, "go_forward").await,
-        Action::Reload(_) => navigation::go(tab, "reload").await,
-        Action::Click(p) => input::click(tab, p).await,
-        Action::Hover(p) => input::hover(tab, p).await,
-        Action::Type(p) => forms::type_text(tab, p).await,
-        Action::PressKey(p) => input::press_key(tab, p).await,
-        Action::SelectOption(p) => forms::select_option(tab, p).await,
-        Action::Scroll(p) => forms::scroll(tab, p).await,
-        Action::WaitFor(p) => page::wait_for(tab, p).await,
-        Action::Evaluate(p) => evaluate::evaluate(tab, p).await,
+        Action::Navigate(p) => navigation::navigate(app, tab, p).await,
+        Action::GoBack(_) => navigation::go(app, tab, Go::Back).await,
+        Action::GoForward(_) => navigation::go(app, tab, Go::Forward).await,
+        Action::Reload(_) => navigation::go(app, tab, Go::Reload).await,
+        Action::Click(p) => input::click(app, tab, p).await,
+        Action::Hover(p) => input::hover(app, tab, p).await,
+        Action::Type(p) => forms::type_text(app, tab, p).await,
+        Action::PressKey(p) => input::press_key(app, tab, p).await,
+        Action::SelectOption(p) => forms::select_option(app, tab, p).await,
+        Action::Scroll(p) => forms::scroll(app, tab, p).await,
+        Action::WaitFor(p) => page::wait_for(app, tab, p).await,
+        Action::Evaluate(p) => evaluate::evaluate(app, tab, p).await,
         Action::Screenshot(p) => page::screenshot(tab, p).await,
-        Action::UploadFile(p) => forms::upload_file(tab, p).await,
-        Action::HandleDialog(p) => page::handle_dialog(tab, p).await,
-        Action::Extract(_) => crate::extract::extract(tab).await,
+        Action::UploadFile(p) => forms::upload_file(app, tab, p).await,
+        Action::HandleDialog(p) => page::handle_dialog(app, tab, p).await,
+        Action::Extract(_) => crate::extract::extract(app, tab).await,
         Action::ListPageTools(p) => crate::page_tools::list_page_tools(tab, p).await,
         Action::CallPageTool(p) => crate::page_tools::call_page_tool(tab, p).await,
         // Answered by the dispatcher before a tab is resolved.

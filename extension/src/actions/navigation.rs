@@ -2,29 +2,37 @@
 //! (`Page.loadEventFired`) or a same-document commit, and reports
 //! `navigation_failed` with Chrome's net error.
 
+use browser_bridge_cdp::network::{self, LoadingFailed};
+use browser_bridge_cdp::page::{
+    FrameNavigated, GetNavigationHistory, LoadEventFired, Navigate as CdpNavigate,
+    NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
+};
+use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::Navigate;
 use browser_bridge_protocol::deadline::NAVIGATION_DEADLINE_MS;
 use browser_bridge_protocol::result::PageResult;
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use futures::channel::oneshot::Receiver;
 use futures::future::{Either, select};
 use serde_json::json;
 
-use crate::cdp::{self, NavigationHistory};
-use crate::sessions;
+use crate::app::App;
+use crate::sessions::attach::no_tab;
+use crate::{cdp, chrome};
 
-/// Longest wait for a load after the navigation was accepted (ms): 2 s under the
-/// backend's navigation deadline, which bounds the whole action anyway, so the
-/// extension still answers in time.
-pub const LOAD_TIMEOUT_MS: u32 = (NAVIGATION_DEADLINE_MS - 2_000) as u32;
+/// Longest wait for a load after the navigation was accepted (ms): the backend's
+/// navigation deadline less 2 s, so that the load's own `timeout` answer (with
+/// its reason) arrives before the backend's.
+pub const LOAD_TIMEOUT_MS: u32 = NAVIGATION_DEADLINE_MS as u32 - 2_000;
 
 /// `navigate`.
 ///
 /// # Errors
 /// `invalid_action` (scheme, unparsable URL), `domain_blocked`,
 /// `navigation_failed`, `timeout`.
-pub async fn navigate(tab: TabId, p: Navigate) -> Result<ActionResult, BridgeError> {
-    let url = sessions::check_target_url(&p.url, Some(tab))?;
-    let page = load(tab, &url).await?;
+pub async fn navigate(app: &App, tab: TabId, p: Navigate) -> Result<ActionResult, BridgeError> {
+    let url = app.sessions.check_target_url(&p.url, Some(tab))?;
+    let page = load(app, tab, &url).await?;
     Ok(ActionResult::Navigate(page))
 }
 
@@ -32,13 +40,19 @@ pub async fn navigate(tab: TabId, p: Navigate) -> Result<ActionResult, BridgeErr
 ///
 /// # Errors
 /// `navigation_failed` with CDP's `errorText`, `timeout` when no load came.
-pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
-    sessions::with_session(tab, |s| s.uids.invalidate());
-    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
-    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
-        return reload_crashed(tab, Some(url), loaded).await;
+pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
+    app.sessions.with(tab, |s| s.uids.invalidate());
+    let loaded = app.events.wait::<LoadEventFired>(tab);
+    if app.sessions.with(tab, |s| s.crashed) == Some(true) {
+        return reload_crashed(app, tab, Some(url), loaded).await;
     }
-    let nav: cdp::Navigate = cdp::call(tab, "Page.navigate", json!({ "url": url })).await?;
+    let nav = cdp::send(
+        tab,
+        &CdpNavigate {
+            url: url.to_owned(),
+        },
+    )
+    .await?;
     if let Some(error) = nav.error_text.filter(|e| !e.is_empty()) {
         return Err(BridgeError::new(
             ErrorCode::NavigationFailed,
@@ -59,29 +73,23 @@ pub async fn load(tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
 /// # Errors
 /// `invalid_action` when there is no such history entry; `navigation_failed`
 /// with Chrome's net error when the entry's page cannot be loaded; `timeout`.
-pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> {
-    let h: NavigationHistory = cdp::call(tab, "Page.getNavigationHistory", json!({})).await?;
-    let index = h.current_index + delta;
-    let Some(entry) = usize::try_from(index).ok().and_then(|i| h.entries.get(i)) else {
+pub async fn history(app: &App, tab: TabId, delta: i64) -> Result<PageResult, BridgeError> {
+    let h = cdp::send(tab, &GetNavigationHistory {}).await?;
+    let Some(entry) = h.entry(delta) else {
         let which = if delta < 0 { "previous" } else { "next" };
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} has no {which} page in its history"
         )));
     };
-    sessions::check_blocklist(&entry.url, Some(tab))?;
-    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
-    let same_doc = cdp::wait_event(tab, "Page.navigatedWithinDocument");
+    app.sessions.check_blocklist(&entry.url, Some(tab))?;
+    let loaded = app.events.wait::<LoadEventFired>(tab);
+    let same_doc = app.events.wait::<NavigatedWithinDocument>(tab);
     // A back/forward-cache restore fires neither load nor a same-document event.
-    let restored = cdp::wait_event_where(tab, "Page.frameNavigated", |p| {
-        p["type"] == "BackForwardCacheRestore" && p["frame"]["parentId"].is_null()
+    let restored = app.events.wait_where(tab, |e: &FrameNavigated| {
+        e.kind == "BackForwardCacheRestore" && e.is_main_frame()
     });
-    let failed = watch_failure(tab).await;
-    cdp::send(
-        tab,
-        "Page.navigateToHistoryEntry",
-        json!({ "entryId": entry.id }),
-    )
-    .await?;
+    let failed = watch_failure(app, tab).await;
+    cdp::send(tab, &NavigateToHistoryEntry { entry_id: entry.id }).await?;
     let any = Box::pin(async move {
         match select(loaded, select(same_doc, restored)).await {
             Either::Left((Ok(_), _)) => Some(true),
@@ -98,7 +106,7 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
     {
         Either::Left((Some(new_document), _)) => {
             if new_document {
-                sessions::with_session(tab, |s| s.uids.invalidate());
+                app.sessions.with(tab, |s| s.uids.invalidate());
             }
         }
         _ => {
@@ -116,16 +124,16 @@ pub async fn history(tab: TabId, delta: i64) -> Result<PageResult, BridgeError> 
 /// # Errors
 /// `navigation_failed` with Chrome's net error when the page cannot be loaded
 /// again; `timeout` when the reload does not finish.
-pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
-    sessions::with_session(tab, |s| s.uids.invalidate());
-    let loaded = cdp::wait_event(tab, "Page.loadEventFired");
-    if sessions::with_session(tab, |s| s.crashed) == Some(true) {
-        return reload_crashed(tab, None, loaded).await;
+pub async fn reload(app: &App, tab: TabId) -> Result<PageResult, BridgeError> {
+    app.sessions.with(tab, |s| s.uids.invalidate());
+    let loaded = app.events.wait::<LoadEventFired>(tab);
+    if app.sessions.with(tab, |s| s.crashed) == Some(true) {
+        return reload_crashed(app, tab, None, loaded).await;
     }
-    let failed = watch_failure(tab).await;
-    cdp::send(tab, "Page.reload", json!({})).await?;
+    let failed = watch_failure(app, tab).await;
+    cdp::send(tab, &Reload {}).await?;
     if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
-        let _ = cdp::send(tab, "Network.disable", json!({})).await;
+        let _ = cdp::send(tab, &network::Disable {}).await;
         return Err(BridgeError::new(
             ErrorCode::Timeout,
             format!("tab {tab}: the reload did not finish"),
@@ -138,12 +146,12 @@ pub async fn reload(tab: TabId) -> Result<PageResult, BridgeError> {
 /// `errorText` is the net error such as `net::ERR_CONNECTION_REFUSED`).
 /// `Page.reload` and `Page.navigateToHistoryEntry` do not report it the way
 /// `Page.navigate` does: the tab just commits Chrome's error page.
-async fn watch_failure(tab: TabId) -> futures::channel::oneshot::Receiver<serde_json::Value> {
-    let failed = cdp::wait_event_where(tab, "Network.loadingFailed", |p| {
-        p["type"] == "Document" && p["canceled"] != true
-    });
+async fn watch_failure(app: &App, tab: TabId) -> Receiver<LoadingFailed> {
+    let failed = app
+        .events
+        .wait_where(tab, LoadingFailed::is_document_failure);
     // Without the Network domain the only trace of the failure is the error page.
-    let _ = cdp::send(tab, "Network.enable", json!({})).await;
+    let _ = cdp::send(tab, &network::Enable {}).await;
     failed
 }
 
@@ -152,29 +160,25 @@ async fn watch_failure(tab: TabId) -> futures::channel::oneshot::Receiver<serde_
 /// [`watch_failure`].
 async fn checked_page_info(
     tab: TabId,
-    failed: futures::channel::oneshot::Receiver<serde_json::Value>,
+    failed: Receiver<LoadingFailed>,
 ) -> Result<PageResult, BridgeError> {
     let page = page_info(tab).await;
     if !matches!(&page, Ok(p) if p.url.starts_with("chrome-error://")) {
-        let _ = cdp::send(tab, "Network.disable", json!({})).await;
+        let _ = cdp::send(tab, &network::Disable {}).await;
         return page;
     }
     // The failure precedes the error page's load; 1 s covers a late delivery.
     let error = cdp::within(failed, 1_000)
         .await
-        .and_then(|p| p["errorText"].as_str().map(str::to_owned))
+        .map(|f| f.error_text)
         .unwrap_or_else(|| "Chrome showed its error page".to_owned());
-    let _ = cdp::send(tab, "Network.disable", json!({})).await;
+    let _ = cdp::send(tab, &network::Disable {}).await;
     // The history entry keeps the URL that failed; the document is the error page.
-    let url = cdp::call::<NavigationHistory>(tab, "Page.getNavigationHistory", json!({}))
+    let url = cdp::send(tab, &GetNavigationHistory {})
         .await
         .ok()
-        .and_then(|h| {
-            usize::try_from(h.current_index)
-                .ok()
-                .and_then(|i| h.entries.into_iter().nth(i))
-        })
-        .map_or_else(|| format!("tab {tab}"), |e| e.url);
+        .and_then(|h| h.entry(0).map(|e| e.url.clone()))
+        .unwrap_or_else(|| format!("tab {tab}"));
     Err(BridgeError::new(
         ErrorCode::NavigationFailed,
         format!("{url}: {error}"),
@@ -184,18 +188,19 @@ async fn checked_page_info(
 /// A crashed renderer answers no CDP command until the tab loads again, so the
 /// load goes through `chrome.tabs.update` (the URL, or the current one again).
 async fn reload_crashed(
+    app: &App,
     tab: TabId,
     url: Option<&str>,
-    loaded: futures::channel::oneshot::Receiver<serde_json::Value>,
+    loaded: Receiver<LoadEventFired>,
 ) -> Result<PageResult, BridgeError> {
     let target = match url {
         Some(u) => u.to_owned(),
-        None => crate::chrome::tabs_get(tab.0)
+        None => chrome::tabs_get(tab.0)
             .await
             .map(|t| t.url)
-            .map_err(|_| sessions::no_tab(tab))?,
+            .map_err(|_| no_tab(tab))?,
     };
-    crate::chrome::tabs_update(tab.0, &json!({ "url": target }))
+    chrome::tabs_update(tab.0, &json!({ "url": target }))
         .await
         .map_err(|e| BridgeError::internal(format!("tabs.update after a crash: {e}")))?;
     if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
@@ -204,7 +209,7 @@ async fn reload_crashed(
             format!("tab {tab}: the page did not load again after the crash"),
         ));
     }
-    sessions::with_session(tab, |s| s.crashed = false);
+    app.sessions.with(tab, |s| s.crashed = false);
     page_info(tab).await
 }
 
@@ -213,28 +218,40 @@ async fn reload_crashed(
 /// # Errors
 /// `internal_error` when the page cannot be read.
 pub async fn page_info(tab: TabId) -> Result<PageResult, BridgeError> {
-    let r: cdp::EvalResult = cdp::call(
-        tab,
-        "Runtime.evaluate",
-        json!({ "expression": "[location.href, document.title]", "returnByValue": true }),
-    )
-    .await?;
+    let r = cdp::send(tab, &Evaluate::by_value("[location.href, document.title]")).await?;
     let v = r.result.value.unwrap_or_default();
+    let text = |i: usize| {
+        v.get(i)
+            .and_then(|s| s.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
     Ok(PageResult {
         tab_id: tab,
-        url: v[0].as_str().unwrap_or_default().to_owned(),
-        title: v[1].as_str().unwrap_or_default().to_owned(),
+        url: text(0),
+        title: text(1),
     })
 }
 
-/// Dispatches the three history actions.
+/// The three history actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Go {
+    /// `go_back`.
+    Back,
+    /// `go_forward`.
+    Forward,
+    /// `reload`.
+    Reload,
+}
+
+/// Runs one history action.
 ///
 /// # Errors
 /// As [`history`] / [`reload`].
-pub async fn go(tab: TabId, action: &str) -> Result<ActionResult, BridgeError> {
-    Ok(match action {
-        "go_back" => ActionResult::GoBack(history(tab, -1).await?),
-        "go_forward" => ActionResult::GoForward(history(tab, 1).await?),
-        _ => ActionResult::Reload(reload(tab).await?),
+pub async fn go(app: &App, tab: TabId, go: Go) -> Result<ActionResult, BridgeError> {
+    Ok(match go {
+        Go::Back => ActionResult::GoBack(history(app, tab, -1).await?),
+        Go::Forward => ActionResult::GoForward(history(app, tab, 1).await?),
+        Go::Reload => ActionResult::Reload(reload(app, tab).await?),
     })
 }

@@ -1,6 +1,11 @@
 //! `wait_for`, `screenshot`, `handle_dialog`.
 
 use base64::Engine;
+use browser_bridge_cdp::page::{
+    CaptureScreenshot, CaptureScreenshotResponse, GetLayoutMetrics, HandleJavaScriptDialog,
+    Viewport,
+};
+use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{HandleDialog, ImageFormat, Screenshot, WaitFor, WaitState};
 use browser_bridge_protocol::result::{HandleDialogResult, ScreenshotResult, WaitForResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ElementTarget, ErrorCode, TabId};
@@ -8,8 +13,11 @@ use gloo_timers::future::TimeoutFuture;
 use serde_json::{Value, json};
 
 use crate::actions::dom;
-use crate::cdp::{self, EvalResult};
-use crate::{chrome, sessions};
+use crate::app::App;
+use crate::core::image::image_size;
+use crate::core::messages::quote;
+use crate::sessions::attach::no_tab;
+use crate::{cdp, chrome};
 
 /// Poll interval of `wait_for` (ms).
 pub const WAIT_POLL_MS: u32 = 100;
@@ -37,23 +45,22 @@ const PROBE: &str = r#"(selector, visible) => {
   return visible.call(el) ? 'visible' : 'hidden';
 }"#;
 
-async fn probe(tab: TabId, target: ElementTarget<'_>) -> Result<&'static str, BridgeError> {
+async fn probe(
+    app: &App,
+    tab: TabId,
+    target: ElementTarget<'_>,
+) -> Result<&'static str, BridgeError> {
     match target {
         ElementTarget::Selector(selector) => {
             let expression = format!(
                 "({PROBE})({}, {VISIBLE})",
                 Value::String(selector.to_owned())
             );
-            let r: EvalResult = cdp::call(
-                tab,
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true }),
-            )
-            .await?;
+            let r = cdp::send(tab, &Evaluate::by_value(expression)).await?;
             if r.exception_details.is_some() {
                 return Err(BridgeError::invalid_request(format!(
                     "selector {} is not valid CSS",
-                    dom::quote(selector)
+                    quote(selector)
                 )));
             }
             Ok(match r.result.value.as_ref().and_then(Value::as_str) {
@@ -62,9 +69,9 @@ async fn probe(tab: TabId, target: ElementTarget<'_>) -> Result<&'static str, Br
                 _ => "absent",
             })
         }
-        ElementTarget::Uid(_) => match dom::resolve(tab, target).await {
+        ElementTarget::Uid(_) => match dom::resolve(app, tab, target).await {
             Ok(node) => Ok(
-                if dom::call_on(tab, &node.object_id, VISIBLE, &[]).await? == true {
+                if dom::call_on(tab, &node.object_id, VISIBLE, Vec::new()).await? == true {
                     "visible"
                 } else {
                     "hidden"
@@ -80,13 +87,13 @@ async fn probe(tab: TabId, target: ElementTarget<'_>) -> Result<&'static str, Br
 ///
 /// # Errors
 /// `timeout` naming the target and state; `element_not_found` for a uid never issued.
-pub async fn wait_for(tab: TabId, p: WaitFor) -> Result<ActionResult, BridgeError> {
+pub async fn wait_for(app: &App, tab: TabId, p: WaitFor) -> Result<ActionResult, BridgeError> {
     let target = p.target()?;
     let state = p.state();
     let timeout = p.timeout_ms();
     let start = chrome::now_ms();
     loop {
-        let seen = probe(tab, target).await?;
+        let seen = probe(app, tab, target).await?;
         let done = match state {
             WaitState::Attached => seen != "absent",
             WaitState::Detached => seen == "absent",
@@ -102,13 +109,10 @@ pub async fn wait_for(tab: TabId, p: WaitFor) -> Result<ActionResult, BridgeErro
         }
         if elapsed >= timeout {
             let label = match target {
-                ElementTarget::Selector(s) => dom::quote(s),
+                ElementTarget::Selector(s) => quote(s),
                 ElementTarget::Uid(u) => u.to_string(),
             };
-            let state_name = serde_json::to_value(state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let state_name = state.as_str();
             return Err(BridgeError::new(
                 ErrorCode::Timeout,
                 format!("wait_for: {label} was not {state_name} after {timeout} ms (it is {seen})"),
@@ -124,33 +128,28 @@ pub async fn wait_for(tab: TabId, p: WaitFor) -> Result<ActionResult, BridgeErro
 /// CDP failures (`internal_error`), `timeout`.
 pub async fn screenshot(tab: TabId, p: Screenshot) -> Result<ActionResult, BridgeError> {
     let jpeg = p.format == Some(ImageFormat::Jpeg);
-    let mut params = json!({ "format": if jpeg { "jpeg" } else { "png" } });
-    if jpeg {
-        params["quality"] = json!(p.quality.unwrap_or(80));
-    }
+    let mut capture = CaptureScreenshot {
+        format: Some(if jpeg { "jpeg" } else { "png" }),
+        quality: jpeg.then(|| p.quality.unwrap_or(80)),
+        ..CaptureScreenshot::default()
+    };
     if p.full_page.unwrap_or(false) {
-        let metrics = cdp::send(tab, "Page.getLayoutMetrics", json!({})).await?;
-        let size = &metrics["cssContentSize"];
-        params["captureBeyondViewport"] = json!(true);
-        params["clip"] = json!({
-            "x": 0, "y": 0, "scale": 1,
-            "width": size["width"].as_f64().unwrap_or(800.0).ceil(),
-            "height": size["height"].as_f64().unwrap_or(600.0).ceil(),
+        let size = cdp::send(tab, &GetLayoutMetrics {}).await?.css_content_size;
+        capture.capture_beyond_viewport = Some(true);
+        capture.clip = Some(Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: size.map_or(800.0, |s| s.width).ceil(),
+            height: size.map_or(600.0, |s| s.height).ceil(),
+            scale: 1.0,
         });
     }
-    let shot = match cdp::send_with_timeout(
-        tab,
-        "Page.captureScreenshot",
-        params.clone(),
-        FIRST_CAPTURE_MS,
-    )
-    .await
-    {
+    let shot = match cdp::send_with_timeout(tab, &capture, FIRST_CAPTURE_MS).await {
         Ok(shot) => shot,
-        Err(e) if e.timed_out => capture_restored(tab, params).await?,
+        Err(e) if e.is_timeout() => capture_restored(tab, &capture).await?,
         Err(e) => return Err(e.into()),
     };
-    let data = shot["data"].as_str().unwrap_or_default().to_owned();
+    let data = shot.data;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(&data)
         .map_err(|e| BridgeError::internal(format!("screenshot data: {e}")))?;
@@ -170,10 +169,13 @@ const FIRST_CAPTURE_MS: u32 = 5_000;
 
 /// A minimized window may produce no frames, so the capture never answers: show
 /// the window (unfocused) for the capture, then minimize it again.
-async fn capture_restored(tab: TabId, params: Value) -> Result<Value, BridgeError> {
+async fn capture_restored(
+    tab: TabId,
+    capture: &CaptureScreenshot,
+) -> Result<CaptureScreenshotResponse, BridgeError> {
     let window = chrome::tabs_get(tab.0)
         .await
-        .map_err(|_| sessions::no_tab(tab))?
+        .map_err(|_| no_tab(tab))?
         .window_id;
     let minimized = chrome::windows_get(window)
         .await
@@ -187,52 +189,31 @@ async fn capture_restored(tab: TabId, params: Value) -> Result<Value, BridgeErro
         ));
     }
     let _ = chrome::windows_update(window, &json!({ "state": "normal", "focused": false })).await;
-    let shot = cdp::send_with_timeout(tab, "Page.captureScreenshot", params, 10_000).await;
+    let shot = cdp::send_with_timeout(tab, capture, 10_000).await;
     let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;
     Ok(shot?)
-}
-
-/// Pixel size from a PNG (IHDR) or JPEG (SOFn) header.
-pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    if bytes.starts_with(b"\x89PNG") && bytes.len() >= 24 {
-        let be =
-            |i: usize| u32::from_be_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        return Some((be(16), be(20)));
-    }
-    let mut i = 2;
-    while i + 9 < bytes.len() {
-        if bytes[i] != 0xFF {
-            i += 1;
-            continue;
-        }
-        let marker = bytes[i + 1];
-        let len = u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]) as usize;
-        if matches!(marker, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF) {
-            let h = u16::from_be_bytes([bytes[i + 5], bytes[i + 6]]) as u32;
-            let w = u16::from_be_bytes([bytes[i + 7], bytes[i + 8]]) as u32;
-            return Some((w, h));
-        }
-        i += 2 + len;
-    }
-    None
 }
 
 /// `handle_dialog`: accepts or dismisses the dialog open in the tab.
 ///
 /// # Errors
 /// `invalid_action` when no dialog is open.
-pub async fn handle_dialog(tab: TabId, p: HandleDialog) -> Result<ActionResult, BridgeError> {
-    let Some(dialog) = sessions::with_session(tab, |s| s.dialog.clone()).flatten() else {
+pub async fn handle_dialog(
+    app: &App,
+    tab: TabId,
+    p: HandleDialog,
+) -> Result<ActionResult, BridgeError> {
+    let Some(dialog) = app.sessions.with(tab, |s| s.dialog.clone()).flatten() else {
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} has no open dialog"
         )));
     };
-    let mut params = json!({ "accept": p.accept });
-    if let Some(text) = &p.prompt_text {
-        params["promptText"] = json!(text);
-    }
-    cdp::send(tab, "Page.handleJavaScriptDialog", params).await?;
-    sessions::with_session(tab, |s| s.dialog = None);
+    let answer = HandleJavaScriptDialog {
+        accept: p.accept,
+        prompt_text: p.prompt_text,
+    };
+    cdp::send(tab, &answer).await?;
+    app.sessions.with(tab, |s| s.dialog = None);
     Ok(ActionResult::HandleDialog(HandleDialogResult {
         tab_id: tab,
         dialog_type: dialog.dialog_type,

@@ -7,15 +7,17 @@ use futures::future::{Either, select};
 use serde_json::json;
 
 use crate::actions::navigation;
-use crate::{chrome, sessions};
+use crate::app::App;
+use crate::chrome;
+use crate::sessions::attach::no_tab;
 
 /// Opens an `about:blank` tab in the agent window (created on demand, unfocused and
 /// minimized, reused afterwards) and returns its id.
 ///
 /// # Errors
 /// `internal_error` when Chrome refuses to create the window or tab.
-pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
-    if let Some(window) = sessions::agent_window()
+pub async fn new_agent_tab(app: &App) -> Result<TabId, BridgeError> {
+    if let Some(window) = app.sessions.agent_window()
         && chrome::windows_get(window).await.is_ok()
     {
         let tab = chrome::tabs_create(
@@ -33,7 +35,7 @@ pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
     )
     .await
     .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
-    sessions::set_agent_window(window.id);
+    app.sessions.set_agent_window(window.id);
     window
         .tabs
         .first()
@@ -48,8 +50,9 @@ pub async fn new_agent_tab() -> Result<TabId, BridgeError> {
 /// # Errors
 /// `invalid_action` for a refused scheme or an unparsable URL, `domain_blocked`,
 /// `navigation_failed`, `timeout`.
-pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
-    let url = sessions::check_target_url(&p.url, None)?;
+pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError> {
+    let sessions = &app.sessions;
+    let url = sessions.check_target_url(&p.url, None)?;
     let tab = if p.focus.unwrap_or(false) {
         let window = chrome::windows_last_focused().await.ok();
         let mut props = json!({ "url": "about:blank", "active": true });
@@ -65,18 +68,18 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
                 .ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?,
         )
     } else {
-        new_agent_tab().await?
+        new_agent_tab(app).await?
     };
-    let lock = sessions::tab_lock(tab);
+    let lock = sessions.lock(tab);
     let _guard = lock.lock().await;
-    sessions::ensure_session(tab).await?;
-    sessions::with_session(tab, |s| s.action_count += 1);
+    sessions.ensure(tab).await?;
+    sessions.with(tab, |s| s.action_count += 1);
     // The load can still reach a blocked host (a redirect): the session then ends
     // with domain_blocked, and this request must answer that at once instead of
     // waiting for a load event that never comes (dispatch only watches requests
     // that name their tab; open_tab's tab is new).
-    let ended = sessions::register_inflight(tab);
-    let page = match select(Box::pin(navigation::load(tab, &url)), ended).await {
+    let ended = sessions.register_inflight(tab);
+    let page = match select(Box::pin(navigation::load(app, tab, &url)), ended).await {
         Either::Left((page, _)) => page?,
         Either::Right((Ok(error), _)) => return Err(error),
         Either::Right((Err(_), _)) => {
@@ -101,20 +104,16 @@ pub async fn open_tab(p: OpenTab) -> Result<ActionResult, BridgeError> {
 /// `session_not_found` when the tab does not exist, `domain_blocked` when the tab
 /// shows (or is loading) a blocked domain — the agent may not act on such a tab,
 /// not even to close it (§10).
-pub async fn close_tab(tab: TabId) -> Result<ActionResult, BridgeError> {
-    let info = chrome::tabs_get(tab.0)
-        .await
-        .map_err(|_| sessions::no_tab(tab))?;
+pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeError> {
+    let info = chrome::tabs_get(tab.0).await.map_err(|_| no_tab(tab))?;
     for url in [Some(&info.url), info.pending_url.as_ref()]
         .into_iter()
         .flatten()
     {
-        sessions::check_blocklist(url, Some(tab))?;
+        app.sessions.check_blocklist(url, Some(tab))?;
     }
-    sessions::end_session(tab, SessionEndReason::Stopped, false);
-    chrome::tabs_remove(tab.0)
-        .await
-        .map_err(|_| sessions::no_tab(tab))?;
+    app.sessions.end(tab, SessionEndReason::Stopped, false);
+    chrome::tabs_remove(tab.0).await.map_err(|_| no_tab(tab))?;
     Ok(ActionResult::CloseTab(TabResult { tab_id: tab }))
 }
 
@@ -122,11 +121,11 @@ pub async fn close_tab(tab: TabId) -> Result<ActionResult, BridgeError> {
 ///
 /// # Errors
 /// `internal_error` when `tabs.query` fails.
-pub async fn list_tabs() -> Result<ActionResult, BridgeError> {
+pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
     let tabs = chrome::tabs_query(&json!({ "windowType": "normal" }))
         .await
         .map_err(|e| BridgeError::internal(format!("tabs.query: {e}")))?;
-    let agent = sessions::agent_window();
+    let agent = app.sessions.agent_window();
     let tabs = tabs
         .into_iter()
         .filter_map(|t| {
@@ -138,7 +137,7 @@ pub async fn list_tabs() -> Result<ActionResult, BridgeError> {
                 title: t.title,
                 active: t.active,
                 agent_window: agent == Some(t.window_id),
-                session: sessions::has_session(id),
+                session: app.sessions.has(id),
             })
         })
         .collect();

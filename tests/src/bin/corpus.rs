@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use browser_bridge_tests::corpus::{capture, cdp, measure, serve};
+use browser_bridge_tests::corpus::{capture, cdp, measure};
+use browser_bridge_tests::fixtures::StaticServer;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -74,7 +75,7 @@ async fn main() -> Result<()> {
     match Cli::parse().cmd {
         Cmd::Capture { pages, out, only } => {
             std::fs::create_dir_all(&out)?;
-            let server = serve::StaticServer::start(pages.clone()).await?;
+            let server = StaticServer::start_dir(pages.clone()).await?;
             let browser = cdp::Browser::launch().await?;
             let mut names: Vec<String> = std::fs::read_dir(&pages)?
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -98,7 +99,7 @@ async fn main() -> Result<()> {
             }
         }
         Cmd::CaptureFile { root, path, out } => {
-            let server = serve::StaticServer::start(root).await?;
+            let server = StaticServer::start_dir(root).await?;
             let browser = cdp::Browser::launch().await?;
             let mut tab = cdp::Tab::open(&browser).await?;
             tab.goto(&format!("{}/{path}", server.base)).await?;
@@ -106,7 +107,7 @@ async fn main() -> Result<()> {
             std::fs::write(&out, serde_json::to_vec(&c)?)?;
         }
         Cmd::Time { pages, only } => {
-            let server = serve::StaticServer::start(pages).await?;
+            let server = StaticServer::start_dir(pages).await?;
             let browser = cdp::Browser::launch().await?;
             let mut tab = cdp::Tab::open(&browser).await?;
             tab.goto(&format!("{}/{only}/source.html", server.base))

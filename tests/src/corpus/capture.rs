@@ -2,9 +2,10 @@
 //! stores them as one JSON file per page so that shaping can be iterated natively.
 
 use anyhow::Result;
+use browser_bridge_cdp::gather;
+use browser_bridge_cdp::page::FrameId;
 use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use super::cdp::Tab;
 
@@ -22,36 +23,25 @@ pub struct Capture {
     pub ms: f64,
 }
 
-/// Captures the page currently loaded in `tab`.
+/// Captures the page currently loaded in `tab` with the extension's own gather
+/// calls ([`gather`]); every document's tree is asked by its `frameId`, and a tree
+/// that fails is empty.
 pub async fn capture(tab: &mut Tab) -> Result<Capture> {
     let start = std::time::Instant::now();
-    let raw = tab
-        .call(
-            "DOMSnapshot.captureSnapshot",
-            json!({"computedStyles": COMPUTED_STYLES}),
-        )
-        .await?;
-    let snapshot: CapturedSnapshot = serde_json::from_value(raw)?;
+    let snapshot: CapturedSnapshot = tab.send(&gather::snapshot(&COMPUTED_STYLES)).await?;
     let mut ax_trees = Vec::new();
     for doc in &snapshot.documents {
         let frame = snapshot.string(doc.frame_id).unwrap_or_default().to_owned();
-        let tree = tab
-            .call("Accessibility.getFullAXTree", json!({"frameId": frame}))
-            .await
-            .unwrap_or(Value::Null);
-        ax_trees.push(serde_json::from_value(tree).unwrap_or_default());
+        let tree: Result<AxTree> = tab.send(&gather::ax_tree(Some(FrameId(frame)))).await;
+        ax_trees.push(tree.unwrap_or_default());
     }
-    let text = tab
-        .call(
-            "Runtime.evaluate",
-            json!({"expression": "document.body ? document.body.innerText : ''", "returnByValue": true}),
-        )
-        .await?;
+    let text = tab.send(&gather::inner_text()).await?.result.value;
     Ok(Capture {
         snapshot,
         ax_trees,
-        text: text["result"]["value"]
-            .as_str()
+        text: text
+            .as_ref()
+            .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_owned(),
         ms: start.elapsed().as_secs_f64() * 1000.0,

@@ -13,6 +13,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+use browser_bridge_cdp::page::{self, LoadEventFired};
+use browser_bridge_cdp::target::{AttachToTarget, CreateTarget};
+use browser_bridge_cdp::{Command as CdpCommand, Event};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -101,7 +104,20 @@ impl Cdp {
         })
     }
 
-    /// Sends `method` (to `session` when given) and returns its `result`.
+    /// Sends one typed command (to `session` when given); its decoded result.
+    pub async fn send<C: CdpCommand>(
+        &mut self,
+        session: Option<&str>,
+        command: &C,
+    ) -> Result<C::Response> {
+        let result = self
+            .call(session, C::METHOD, serde_json::to_value(command)?)
+            .await?;
+        serde_json::from_value(result).with_context(|| format!("{}: unexpected result", C::METHOD))
+    }
+
+    /// Sends `method` (to `session` when given) and returns its `result`: the raw
+    /// form under [`Cdp::send`], for the corpus tool's replay of arbitrary methods.
     pub async fn call(
         &mut self,
         session: Option<&str>,
@@ -129,7 +145,15 @@ impl Cdp {
         }
     }
 
-    /// Waits up to `timeout` for an event named `method`; stashed events count.
+    /// Waits up to `timeout` for the next `E`; stashed events count.
+    pub async fn wait<E: Event>(&mut self, timeout: Duration) -> Result<E> {
+        let frame = self.wait_event(E::METHOD, timeout).await?;
+        let params = frame.get("params").cloned().unwrap_or_default();
+        serde_json::from_value(params).with_context(|| format!("{}: unexpected params", E::METHOD))
+    }
+
+    /// Waits up to `timeout` for an event named `method` (the whole frame);
+    /// stashed events count.
     pub async fn wait_event(&mut self, method: &str, timeout: Duration) -> Result<Value> {
         if let Some(i) = self.events.iter().position(|e| e["method"] == method) {
             return Ok(self.events.remove(i));
@@ -175,26 +199,25 @@ impl Tab {
     /// Opens a new page target and enables Page events.
     pub async fn open(browser: &Browser) -> Result<Tab> {
         let mut cdp = Cdp::connect(&browser.ws_url).await?;
-        let target = cdp
-            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
-            .await?;
-        let target_id = target["targetId"].as_str().context("targetId")?.to_owned();
-        let attached = cdp
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-            )
-            .await?;
-        let session = attached["sessionId"]
-            .as_str()
-            .context("sessionId")?
-            .to_owned();
-        cdp.call(Some(&session), "Page.enable", json!({})).await?;
+        let create = CreateTarget {
+            url: "about:blank".into(),
+        };
+        let target_id = cdp.send(None, &create).await?.target_id;
+        let attach = AttachToTarget {
+            target_id,
+            flatten: true,
+        };
+        let session = cdp.send(None, &attach).await?.session_id.0;
+        cdp.send(Some(&session), &page::Enable {}).await?;
         Ok(Tab { cdp, session })
     }
 
-    /// Sends a command to this page.
+    /// Sends one typed command to this page; its decoded result.
+    pub async fn send<C: CdpCommand>(&mut self, command: &C) -> Result<C::Response> {
+        self.cdp.send(Some(&self.session), command).await
+    }
+
+    /// Sends a command by name to this page (the raw form under [`Tab::send`]).
     pub async fn call(&mut self, method: &str, params: Value) -> Result<Value> {
         self.cdp.call(Some(&self.session), method, params).await
     }
@@ -202,9 +225,12 @@ impl Tab {
     /// Navigates and waits for the load event (at most 15 s).
     pub async fn goto(&mut self, url: &str) -> Result<()> {
         self.cdp.clear_events();
-        self.call("Page.navigate", json!({"url": url})).await?;
+        self.send(&page::Navigate {
+            url: url.to_owned(),
+        })
+        .await?;
         self.cdp
-            .wait_event("Page.loadEventFired", Duration::from_secs(15))
+            .wait::<LoadEventFired>(Duration::from_secs(15))
             .await?;
         Ok(())
     }

@@ -6,4 +6,3 @@ pub mod capture;
 pub mod cdp;
 pub mod measure;
 pub mod recall;
-pub mod serve;

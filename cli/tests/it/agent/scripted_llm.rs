@@ -1,0 +1,453 @@
+//! A scripted LLM: a real HTTP server on 127.0.0.1:0 that speaks the OpenAI
+//! chat-completions wire format (`POST /v1/chat/completions`) and the Anthropic
+//! Messages format (`POST /v1/messages`), answering each request with the next
+//! reply of a script (text and/or tool calls, with usage fields). It checks the
+//! conversation it is sent the way the real APIs do (every tool call answered by
+//! a tool result with its id; Anthropic roles alternating) and answers 400 when it
+//! is not, so a malformed conversation fails the run instead of passing silently.
+//!
+//! Shared by cli/tests/it/agent and the tests crate's agent_demo (by `#[path]`).
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// Which wire format a run uses (the server answers both; this picks the path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// `/v1/chat/completions`.
+    OpenAi,
+    /// `/v1/messages`.
+    Anthropic,
+}
+
+/// Builds a reply from the request it answers (to act on uids or quote what the
+/// page said, as a model would).
+pub type ReplyFn = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
+
+/// One scripted reply.
+#[derive(Clone, Default)]
+pub struct Reply {
+    /// Text content.
+    pub text: String,
+    /// Tool call arguments, one call each (tool `browser`).
+    pub calls: Vec<Value>,
+    /// (prompt, completion) tokens reported.
+    pub usage: (u64, u64),
+    /// The part of the prompt tokens reported as read from the prompt cache.
+    pub cached: u64,
+    /// Answer this HTTP status (with `Retry-After: 0`) instead of a reply.
+    pub status: Option<u16>,
+    /// When set, the reply is built from the request instead.
+    pub dynamic: Option<ReplyFn>,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("text", &self.text)
+            .field("calls", &self.calls)
+            .field("usage", &self.usage)
+            .field("cached", &self.cached)
+            .field("dynamic", &self.dynamic.is_some())
+            .finish()
+    }
+}
+
+impl Reply {
+    /// One `browser` call with these arguments, reporting 100 + 10 tokens.
+    pub fn call(arguments: Value) -> Reply {
+        Reply {
+            text: String::new(),
+            calls: vec![arguments],
+            usage: (100, 10),
+            cached: 0,
+            status: None,
+            dynamic: None,
+        }
+    }
+
+    /// A text-only reply (e.g. the final answer), 100 + 10 tokens.
+    pub fn text(text: &str) -> Reply {
+        Reply {
+            text: text.into(),
+            calls: Vec::new(),
+            usage: (100, 10),
+            cached: 0,
+            status: None,
+            dynamic: None,
+        }
+    }
+
+    /// An HTTP error status instead of a reply (e.g. 429), with `Retry-After: 0`.
+    pub fn status(status: u16) -> Reply {
+        Reply {
+            status: Some(status),
+            ..Reply::default()
+        }
+    }
+
+    /// A reply built by `build` from the request it answers.
+    pub fn from_request(build: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Reply {
+        Reply {
+            dynamic: Some(Arc::new(build)),
+            ..Reply::default()
+        }
+    }
+
+    /// The same reply with `text` alongside.
+    pub fn saying(mut self, text: &str) -> Reply {
+        self.text = text.into();
+        self
+    }
+
+    /// The same reply reporting other token counts.
+    pub fn usage(mut self, prompt: u64, completion: u64) -> Reply {
+        self.usage = (prompt, completion);
+        self
+    }
+
+    /// The same reply reporting `cached` of its prompt tokens as cache reads.
+    pub fn cached(mut self, cached: u64) -> Reply {
+        self.cached = cached;
+        self
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    script: VecDeque<Reply>,
+    requests: Vec<Value>,
+    calls_made: usize,
+}
+
+/// A running scripted server.
+pub struct ScriptedLlm {
+    /// Its address.
+    pub addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedLlm {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ScriptedLlm {
+    /// Serves `script` on 127.0.0.1:0.
+    pub async fn start(script: Vec<Reply>) -> ScriptedLlm {
+        let shared = Arc::new(Mutex::new(Shared {
+            script: script.into(),
+            ..Shared::default()
+        }));
+        let app = Router::new()
+            .route("/v1/chat/completions", post(openai))
+            .route("/v1/messages", post(anthropic))
+            .with_state(shared.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        ScriptedLlm { addr, shared, task }
+    }
+
+    /// `http://127.0.0.1:<port>/v1`, the `--base-url` of either provider.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Every request body received, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().requests.clone()
+    }
+
+    /// Replies not yet used.
+    pub fn remaining(&self) -> usize {
+        self.shared.lock().unwrap().script.len()
+    }
+}
+
+type Answer = Response;
+
+fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Box<Answer>> {
+    let mut shared = shared.lock().unwrap();
+    let next = shared.script.pop_front();
+    let next = match next {
+        Some(Reply {
+            dynamic: Some(build),
+            ..
+        }) => Some(build(&body)),
+        other => other,
+    };
+    shared.requests.push(body);
+    let Some(reply) = next else {
+        return Err(Box::new(
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": {"message": "the script is exhausted"}})),
+            )
+                .into_response(),
+        ));
+    };
+    if let Some(status) = reply.status {
+        let status = StatusCode::from_u16(status).unwrap();
+        return Err(Box::new(
+            (
+                status,
+                [("retry-after", "0")],
+                Json(json!({"error": {"type": "rate_limit_error", "message": "scripted"}})),
+            )
+                .into_response(),
+        ));
+    }
+    let ids = reply
+        .calls
+        .iter()
+        .map(|_| {
+            shared.calls_made += 1;
+            format!("call_{}", shared.calls_made)
+        })
+        .collect();
+    Ok((reply, ids))
+}
+
+fn bad_request(message: String) -> Answer {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({"error": {"type": "invalid_request_error", "message": message}})),
+    )
+        .into_response()
+}
+
+async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
+    if let Err(message) = check_openai(&body) {
+        return bad_request(message);
+    }
+    let (reply, ids) = match next(&shared, body) {
+        Ok(next) => next,
+        Err(answer) => return *answer,
+    };
+    let tool_calls: Vec<Value> = reply
+        .calls
+        .iter()
+        .zip(&ids)
+        .map(|(arguments, id)| {
+            json!({"id": id, "type": "function",
+                   "function": {"name": "browser", "arguments": arguments.to_string()}})
+        })
+        .collect();
+    let mut message = json!({
+        "role": "assistant",
+        "content": if reply.text.is_empty() { Value::Null } else { json!(reply.text) },
+    });
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = json!(tool_calls);
+    }
+    let (prompt, completion) = reply.usage;
+    (
+        StatusCode::OK,
+        Json(json!({
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "model": "scripted",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": if tool_calls.is_empty() { "stop" } else { "tool_calls" }}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": reply.cached}},
+        })),
+    )
+        .into_response()
+}
+
+async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
+    if let Err(message) = check_anthropic(&body) {
+        return bad_request(message);
+    }
+    let (reply, ids) = match next(&shared, body) {
+        Ok(next) => next,
+        Err(answer) => return *answer,
+    };
+    let mut content = Vec::new();
+    if !reply.text.is_empty() {
+        content.push(json!({"type": "text", "text": reply.text}));
+    }
+    for (arguments, id) in reply.calls.iter().zip(&ids) {
+        content.push(json!({"type": "tool_use", "id": id, "name": "browser", "input": arguments}));
+    }
+    let (prompt, completion) = reply.usage;
+    (
+        StatusCode::OK,
+        Json(json!({
+            "id": "msg_scripted",
+            "type": "message",
+            "role": "assistant",
+            "model": "scripted",
+            "content": content,
+            "stop_reason": if reply.calls.is_empty() { "end_turn" } else { "tool_use" },
+            // The Messages API counts cache reads apart from `input_tokens`.
+            "usage": {"input_tokens": prompt - reply.cached,
+                      "cache_read_input_tokens": reply.cached,
+                      "cache_creation_input_tokens": 0,
+                      "output_tokens": completion},
+        })),
+    )
+        .into_response()
+}
+
+/// Every assistant `tool_calls` id is answered by a following `tool` message
+/// before the next assistant message; the tool is offered.
+fn check_openai(body: &Value) -> Result<(), String> {
+    if body["tools"][0]["function"]["name"] != "browser" {
+        return Err("no browser tool offered".into());
+    }
+    let messages = body["messages"].as_array().ok_or("no messages")?;
+    if messages.first().map(|m| &m["role"]) != Some(&json!("system")) {
+        return Err("the first message is not the system prompt".into());
+    }
+    let mut open: Vec<String> = Vec::new();
+    for message in messages {
+        match message["role"].as_str() {
+            Some("assistant") => {
+                if !open.is_empty() {
+                    return Err(format!("tool calls {open:?} were never answered"));
+                }
+                let text = message["content"].as_str().unwrap_or_default();
+                if text.is_empty() && message.get("tool_calls").is_none() {
+                    return Err("an assistant message needs content or tool_calls".into());
+                }
+                for call in message["tool_calls"].as_array().into_iter().flatten() {
+                    open.push(call["id"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+            Some("tool") => {
+                let id = message["tool_call_id"].as_str().unwrap_or_default();
+                let Some(at) = open.iter().position(|o| o == id) else {
+                    return Err(format!("tool message for unknown call {id}"));
+                };
+                open.remove(at);
+            }
+            Some("user") if !open.is_empty() => {
+                return Err(format!(
+                    "user message before tool calls {open:?} were answered"
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Roles alternate starting with user; every `tool_use` is answered by a
+/// `tool_result` in the next (user) message.
+fn check_anthropic(body: &Value) -> Result<(), String> {
+    if body["tools"][0]["name"] != "browser" || !body["max_tokens"].is_u64() {
+        return Err("no browser tool or no max_tokens".into());
+    }
+    let messages = body["messages"].as_array().ok_or("no messages")?;
+    let mut expected_role = "user";
+    let mut open: Vec<String> = Vec::new();
+    for message in messages {
+        if message["role"] != expected_role {
+            return Err(format!("roles must alternate; expected {expected_role}"));
+        }
+        let blocks = message["content"]
+            .as_array()
+            .ok_or("content must be blocks")?;
+        if blocks.is_empty() {
+            return Err("messages must have non-empty content".into());
+        }
+        if expected_role == "user" {
+            for block in blocks {
+                if block["type"] == "tool_result" {
+                    let id = block["tool_use_id"].as_str().unwrap_or_default();
+                    open.retain(|o| o != id);
+                }
+            }
+            if !open.is_empty() {
+                return Err(format!("tool_use {open:?} without tool_result"));
+            }
+            expected_role = "assistant";
+        } else {
+            for block in blocks {
+                if block["type"] == "tool_use" {
+                    open.push(block["id"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+            expected_role = "user";
+        }
+    }
+    if expected_role != "assistant" {
+        return Err("the last message must be the user's".into());
+    }
+    Ok(())
+}
+
+/// The text of the last user-side message of a request (either wire format):
+/// tool results and text blocks joined by newlines.
+pub fn last_user_text(request: &Value) -> String {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let mut parts = Vec::new();
+    for message in messages.iter().rev() {
+        match message["role"].as_str() {
+            Some("assistant") => break,
+            Some("tool") | Some("user") => match &message["content"] {
+                Value::String(text) => parts.push(text.clone()),
+                Value::Array(blocks) => {
+                    for block in blocks.iter().rev() {
+                        if let Some(text) = block["text"].as_str().or(block["content"].as_str()) {
+                            parts.push(text.to_owned());
+                        }
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    parts.reverse();
+    parts.join("\n")
+}
+
+/// The uid of the element line of the newest page snapshot in `request` whose role
+/// is `role` and whose name contains `name` (`e5 textbox "Policy number"` → `e5`).
+pub fn uid_for(request: &Value, role: &str, name: &str) -> Option<String> {
+    all_text(request)
+        .lines()
+        .rev()
+        .filter_map(|line| {
+            let mut words = line.splitn(3, ' ');
+            let uid = words.next()?;
+            let line_role = words.next()?;
+            let rest = words.next()?;
+            (uid.starts_with('e')
+                && uid[1..].chars().all(|c| c.is_ascii_digit())
+                && line_role == role
+                && rest.starts_with('"')
+                && rest.contains(name))
+            .then(|| uid.to_owned())
+        })
+        .next()
+}
+
+/// Every string in a JSON value, one after the other, newline separated.
+fn all_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("{text}\n"),
+        Value::Array(items) => items.iter().map(all_text).collect(),
+        Value::Object(map) => map.values().map(all_text).collect(),
+        _ => String::new(),
+    }
+}

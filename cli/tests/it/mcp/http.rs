@@ -1,0 +1,91 @@
+//! MCP over streamable HTTP at `/mcp` on `serve`, behind the bearer token.
+
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::json;
+
+use super::contract;
+use super::scripted_extension::ScriptedExtension;
+use super::support::{ConfigDir, spawn_serve};
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+#[tokio::test]
+async fn http_mcp_on_serve() {
+    let dir = ConfigDir::new();
+    let serve = spawn_serve(&dir.path).await;
+    let url = format!("http://{}/mcp", serve.addr);
+
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let post = |token: Option<&str>| {
+        let mut request = http
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(INITIALIZE);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    assert_eq!(
+        post(None).await.expect("POST /mcp").status(),
+        401,
+        "no token"
+    );
+    assert_eq!(
+        post(Some("wrong")).await.expect("POST /mcp").status(),
+        401,
+        "wrong token"
+    );
+    let web_page = http
+        .post(&url)
+        .bearer_auth(&dir.token)
+        .header("Origin", "https://evil.example")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("POST /mcp");
+    assert_eq!(web_page.status(), 403, "a web Origin is refused");
+    let rebinding = http
+        .post(&url)
+        .bearer_auth(&dir.token)
+        .header("Host", "attacker.example")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("POST /mcp");
+    assert_eq!(
+        rebinding.status(),
+        403,
+        "a non-loopback Host is refused (DNS rebinding)"
+    );
+    let ok = post(Some(&dir.token)).await.expect("POST /mcp");
+    assert_eq!(ok.status(), 200);
+    let body: serde_json::Value = ok.json().await.expect("JSON initialize result");
+    assert_eq!(
+        body["result"]["serverInfo"]["name"],
+        json!("browser-bridge")
+    );
+
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.as_str()).auth_header(dir.token.clone()),
+    );
+    let client = ().serve(transport).await.expect("MCP initialize over HTTP");
+
+    contract::lists_the_browser_tool(&client).await;
+    contract::not_connected_without_extension(&client).await;
+
+    let mut ext = ScriptedExtension::connect(&serve.addr, &dir.token).await;
+    contract::calls_pass_through(&client, &mut ext).await;
+
+    client.cancel().await.expect("close the MCP session");
+}

@@ -1,0 +1,540 @@
+//! HTTP clients prove the server before they send the token (PROTOCOL.md §2.1):
+//! `GET /v1/hello` on the real serve, and a squatter — a plain TCP listener that
+//! records every byte it is sent — on the address `act`, `status`, `mcp` and `run`
+//! are pointed at. Each must refuse, exit non-zero naming the
+//! address, and never send the token.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::common::*;
+use browser_bridge_agent::llm::MODEL_ENV_VARIABLES;
+use browser_bridge_backend::client::hello::fresh_nonce;
+use browser_bridge_backend::{Bridge, Probe, RemoteBridge};
+use browser_bridge_protocol::auth::{server_proof, verify_server_proof};
+use browser_bridge_protocol::{Action, ErrorCode, PROTOCOL_VERSION};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
+
+// ---------------------------------------------------------------- the real serve
+
+async fn get_hello(server: &browser_bridge_backend::ServerHandle, query: &str) -> (u16, Value) {
+    let response = http()
+        .get(format!("{}/v1/hello{query}", server.base_url()))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn serve_proves_it_knows_the_token_without_being_sent_it() {
+    let server = start(options()).await;
+    let nonce = fresh_nonce();
+    let response = http()
+        .get(format!("{}/v1/hello?nonce={nonce}", server.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["protocolVersion"], PROTOCOL_VERSION);
+    let proof = body["proof"].as_str().unwrap();
+    assert_eq!(proof, server_proof(&server.token, &nonce));
+    assert!(verify_server_proof(&server.token, &nonce, proof));
+    assert!(!verify_server_proof("another-token", &nonce, proof));
+    // A fresh nonce gets another proof: an answer cannot be replayed.
+    let (_, again) = get_hello(&server, &format!("?nonce={}", fresh_nonce())).await;
+    assert_ne!(again["proof"], body["proof"]);
+    // The shortest and longest nonces are taken.
+    for n in [16, 128] {
+        let (status, body) = get_hello(&server, &format!("?nonce={}", "a".repeat(n))).await;
+        assert_eq!(status, 200, "{n}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn bad_nonces_are_400_invalid_request_naming_nonce() {
+    let server = start(options()).await;
+    for query in [
+        String::new(),
+        "?nonce=".into(),
+        format!("?nonce={}", "a".repeat(15)),
+        format!("?nonce={}", "a".repeat(129)),
+        format!("?nonce={}%2B", "a".repeat(20)), // '+' is not base64url
+        format!("?nonce={}.", "a".repeat(20)),
+        format!("?nonce={}=", "a".repeat(42)), // no padding
+        "?nonce=%ZZ".into(),
+        format!("?other={}", fresh_nonce()),
+    ] {
+        let (status, body) = get_hello(&server, &query).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["error"]["code"], "invalid_request", "{query}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("nonce: "), "{query}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn web_origins_and_foreign_hosts_are_refused_like_the_other_routes() {
+    let server = start(options()).await;
+    let nonce = fresh_nonce();
+    for (name, value) in [
+        ("origin", "https://evil.test"),
+        ("origin", "null"),
+        ("host", "rebind.evil.test:9333"),
+    ] {
+        let mut answers = Vec::new();
+        for path in [format!("/v1/hello?nonce={nonce}"), "/v1/status".into()] {
+            let response = http()
+                .get(format!("{}{path}", server.base_url()))
+                .header(name, value)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            answers.push((status, response.json::<Value>().await.unwrap()));
+        }
+        assert_eq!(answers[0].0, 403, "{name}: {value}");
+        assert_eq!(answers[0], answers[1], "{name}: {value}");
+    }
+    // An extension origin may ask, as it may call the other routes.
+    let response = http()
+        .get(format!("{}/v1/hello?nonce={nonce}", server.base_url()))
+        .header("origin", EXT_ORIGIN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn remote_bridge_proves_the_real_serve_then_acts() {
+    let server = start(options()).await;
+    let ws = connect_extension(&server, "c").await;
+    wait_connected(&server, "c").await;
+    let _ext = serve_requests(ws, echo_evaluate);
+    let remote = RemoteBridge::new(server.addr, server.token.clone());
+    remote.prove().await.unwrap();
+    let result = remote
+        .act(Action::from_json(r#"{"action":"evaluate","expression":"return 7"}"#).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(result.action_name(), "evaluate");
+    assert_eq!(remote.status().await.unwrap()["connected"], true);
+    assert!(matches!(
+        browser_bridge_backend::probe(server.addr, &server.token, None).await,
+        Probe::Proven(_)
+    ));
+    // The serve's proof is for its own token: a client holding another refuses
+    // before it sends that token, naming the address.
+    let stranger = RemoteBridge::new(server.addr, "another-token");
+    let error = stranger.prove().await.unwrap_err();
+    assert_eq!(error.code, ErrorCode::Unauthorized);
+    assert!(
+        error.message.contains(&server.base_url()),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains("its proof does not match"),
+        "{}",
+        error.message
+    );
+}
+
+// ------------------------------------------------------------------- the squatter
+
+/// How the squatter answers every request.
+#[derive(Debug, Clone, Copy)]
+enum Answer {
+    /// A well-formed hello with a proof made with another token (what a serve
+    /// paired with another token sends).
+    OtherTokensProof,
+    /// A well-formed hello with 43 made-up base64url characters as proof.
+    MadeUpProof,
+    /// 404, as any web server without the route.
+    NotFound,
+    /// 200 with a body that is no hello.
+    Garbage,
+    /// Not HTTP at all.
+    NotHttp,
+}
+
+const ANSWERS: [Answer; 5] = [
+    Answer::OtherTokensProof,
+    Answer::MadeUpProof,
+    Answer::NotFound,
+    Answer::Garbage,
+    Answer::NotHttp,
+];
+
+/// A program holding the address: records every byte of every connection.
+struct Squatter {
+    addr: SocketAddr,
+    received: Arc<Mutex<Vec<Vec<u8>>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Squatter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Squatter {
+    async fn start(answer: Answer) -> Squatter {
+        Squatter::start_on("127.0.0.1:0".parse().unwrap(), answer).await
+    }
+
+    /// On `addr`: a port a serve just released, say.
+    async fn start_on(addr: SocketAddr, answer: Answer) -> Squatter {
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let record = received.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(serve_connection(socket, answer, record.clone()));
+            }
+        });
+        Squatter {
+            addr,
+            received,
+            task,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Everything received, one entry per request (or per connection for
+    /// [`Answer::NotHttp`]).
+    fn requests(&self) -> Vec<String> {
+        self.received
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+            .collect()
+    }
+
+    /// Asserts the squatter saw at least one request, each of them a
+    /// `GET /v1/hello?nonce=…` with no `Authorization` header, and the token
+    /// nowhere in what was sent (request lines, headers, bodies).
+    fn assert_only_hellos_without_the_token(&self, token: &str, what: &str) {
+        let requests = self.requests();
+        assert!(!requests.is_empty(), "{what}: the squatter was never asked");
+        for request in &requests {
+            assert!(
+                request.starts_with("GET /v1/hello?nonce="),
+                "{what}: {request}"
+            );
+            assert!(
+                !request.to_ascii_lowercase().contains("authorization"),
+                "{what}: {request}"
+            );
+            assert!(
+                !request.contains(token),
+                "{what}: the token leaked: {request}"
+            );
+        }
+    }
+}
+
+/// Reads requests off one connection (headers, then `Content-Length` bytes of
+/// body), records each and answers it as `answer` says, until the peer closes.
+async fn serve_connection(mut socket: TcpStream, answer: Answer, record: Arc<Mutex<Vec<Vec<u8>>>>) {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let head_end = loop {
+            if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                break Some(at + 4);
+            }
+            match socket.read(&mut chunk).await {
+                Ok(0) | Err(_) => break None,
+                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            }
+        };
+        let Some(head_end) = head_end else {
+            if !buffer.is_empty() {
+                record.lock().unwrap().push(std::mem::take(&mut buffer));
+            }
+            return;
+        };
+        let head = String::from_utf8_lossy(&buffer[..head_end]).to_ascii_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while buffer.len() < head_end + length {
+            match socket.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let end = buffer.len().min(head_end + length);
+        let request: Vec<u8> = buffer.drain(..end).collect();
+        let nonce = String::from_utf8_lossy(&request)
+            .split_once("nonce=")
+            .map(|(_, rest)| {
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                    .collect::<String>()
+            })
+            .unwrap_or_default();
+        record.lock().unwrap().push(request);
+        let (status, body) = match answer {
+            Answer::OtherTokensProof => (
+                "200 OK",
+                format!(
+                    r#"{{"protocolVersion":{PROTOCOL_VERSION},"proof":"{}"}}"#,
+                    server_proof("the-squatters-own-token", &nonce)
+                ),
+            ),
+            Answer::MadeUpProof => (
+                "200 OK",
+                format!(
+                    r#"{{"protocolVersion":{PROTOCOL_VERSION},"proof":"{}"}}"#,
+                    "A".repeat(43)
+                ),
+            ),
+            Answer::NotFound => ("404 Not Found", "not found".to_owned()),
+            Answer::Garbage => ("200 OK", "<html>hello</html>".to_owned()),
+            Answer::NotHttp => {
+                let _ = socket.write_all(b"SSH-2.0-OpenSSH_9.6\r\n").await;
+                // Keep reading: whatever the client sends next is recorded too.
+                let mut rest = Vec::new();
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(500), socket.read_to_end(&mut rest))
+                        .await;
+                if !rest.is_empty() {
+                    record.lock().unwrap().push(rest);
+                }
+                return;
+            }
+        };
+        let response = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        if socket.write_all(response.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A config directory with a token, as the user's.
+fn config_dir() -> (std::path::PathBuf, String) {
+    let dir = temp_config_dir();
+    let token = browser_bridge_backend::config::load_or_create_token(&dir).unwrap();
+    (dir, token)
+}
+
+/// The binary with `args`, no model settings from the environment, within 30 s.
+async fn run_bin(args: &[&str], dir: &Path) -> Output {
+    let mut command = tokio::process::Command::new(BIN);
+    for var in MODEL_ENV_VARIABLES {
+        command.env_remove(var);
+    }
+    command
+        .env_remove("BROWSER_BRIDGE_URL")
+        .args(args)
+        .arg("--config-dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    tokio::time::timeout(Duration::from_secs(30), command.output())
+        .await
+        .expect("the command ends within 30 s")
+        .unwrap()
+}
+
+/// The last stderr line as the CLI's error JSON.
+fn error_of(output: &Output) -> Value {
+    let text = String::from_utf8_lossy(&output.stderr);
+    let line = text.lines().last().expect("an error line on stderr");
+    serde_json::from_str(line).unwrap_or_else(|_| panic!("stderr is not JSON: {text}"))
+}
+
+/// Exit 4, stdout empty, and the error JSON: `unauthorized`, naming `address`
+/// (and `dir` when given) and saying the token was not sent.
+fn assert_refused(output: &Output, address: &str, dir: Option<&Path>, what: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{what}: {stderr}");
+    assert!(output.stdout.is_empty(), "{what}: {stderr}");
+    let error = error_of(output);
+    assert_eq!(error["error"]["code"], "unauthorized", "{what}: {error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("the program answering at {address} did not prove")),
+        "{what}: {message}"
+    );
+    assert!(
+        message.contains("the token was not sent"),
+        "{what}: {message}"
+    );
+    if let Some(dir) = dir {
+        assert!(message.contains(dir.to_str().unwrap()), "{what}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn act_and_status_refuse_a_squatter_and_never_send_the_token() {
+    let (dir, token) = config_dir();
+    for answer in ANSWERS {
+        let squatter = Squatter::start(answer).await;
+        let url = squatter.url();
+        let act = run_bin(
+            &["act", r#"{"action":"list_tabs"}"#, "--server", &url],
+            &dir,
+        )
+        .await;
+        assert_refused(&act, &url, Some(&dir), &format!("act, {answer:?}"));
+        let status = run_bin(&["status", "--server", &url], &dir).await;
+        assert_refused(&status, &url, Some(&dir), &format!("status, {answer:?}"));
+        squatter.assert_only_hellos_without_the_token(&token, &format!("{answer:?}"));
+    }
+}
+
+#[tokio::test]
+async fn mcp_refuses_to_forward_to_a_squatter_and_exits_non_zero() {
+    let (dir, token) = config_dir();
+    for answer in [Answer::OtherTokensProof, Answer::NotFound, Answer::NotHttp] {
+        let squatter = Squatter::start(answer).await;
+        let listen = squatter.addr.to_string();
+        let out = run_bin(&["mcp", "--listen", &listen], &dir).await;
+        assert_refused(
+            &out,
+            &squatter.url(),
+            Some(&dir),
+            &format!("mcp, {answer:?}"),
+        );
+        squatter.assert_only_hellos_without_the_token(&token, &format!("mcp, {answer:?}"));
+    }
+}
+
+/// `run` refuses before the model is ever asked: its base URL is the
+/// squatter too, so a model call would show up among the recorded requests.
+#[tokio::test]
+async fn run_refuses_a_squatter_before_anything_else() {
+    let (dir, token) = config_dir();
+    for answer in [Answer::MadeUpProof, Answer::Garbage] {
+        let squatter = Squatter::start(answer).await;
+        let listen = squatter.addr.to_string();
+        let model = format!("{}/v1", squatter.url());
+        let run = run_bin(
+            &[
+                "run",
+                "list my tabs",
+                "--listen",
+                &listen,
+                "--base-url",
+                &model,
+            ],
+            &dir,
+        )
+        .await;
+        assert_refused(
+            &run,
+            &squatter.url(),
+            Some(&dir),
+            &format!("run, {answer:?}"),
+        );
+        squatter.assert_only_hellos_without_the_token(&token, &format!("run, {answer:?}"));
+    }
+}
+
+/// The library client too: every method refuses before sending, and `probe`
+/// (how `mcp` chooses) reports the refusal instead of "nothing there".
+#[tokio::test]
+async fn remote_bridge_refuses_a_squatter_on_every_call() {
+    let squatter = Squatter::start(Answer::OtherTokensProof).await;
+    let token = "the-users-token-0123456789";
+    let remote = RemoteBridge::new(squatter.addr, token);
+    for _ in 0..2 {
+        let error = remote
+            .act(Action::from_json(r#"{"action":"list_tabs"}"#).unwrap())
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+        let error = remote.status().await.unwrap_err();
+        assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+    }
+    match browser_bridge_backend::probe(squatter.addr, token, None).await {
+        Probe::Refused(error) => {
+            assert_eq!(error.code, ErrorCode::Unauthorized);
+            assert!(error.message.contains(&squatter.url()), "{}", error.message);
+        }
+        other => panic!("expected Refused, got {other:?}"),
+    }
+    // Four calls and the probe: five hellos, nothing else.
+    assert_eq!(squatter.requests().len(), 5);
+    squatter.assert_only_hellos_without_the_token(token, "RemoteBridge");
+}
+
+/// Nothing listening is not a refusal: `probe` says `Absent` (so `mcp` hosts the
+/// socket itself) and `act` keeps its "start serve" message.
+#[tokio::test]
+async fn a_free_port_is_absent_not_refused() {
+    let addr: SocketAddr = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    assert!(matches!(
+        browser_bridge_backend::probe(addr, "t", None).await,
+        Probe::Absent
+    ));
+    let error = RemoteBridge::new(addr, "t")
+        .act(Action::from_json(r#"{"action":"list_tabs"}"#).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ErrorCode::NotConnected);
+    assert!(
+        error.message.contains("start `browser-bridge serve`"),
+        "{}",
+        error.message
+    );
+}
+
+/// A long-lived client (`mcp` forwarding, `run`) proves the server before every
+/// request: a serve that stops and a squatter that takes its port at once, with no
+/// failed request in between, get a fresh hello, never the token.
+#[tokio::test]
+async fn a_long_lived_client_proves_before_every_request() {
+    for answer in [Answer::NotFound, Answer::OtherTokensProof] {
+        let server = start(options()).await;
+        let addr = server.addr;
+        let token = server.token.clone();
+        let remote = RemoteBridge::new(addr, token.clone());
+        remote.prove().await.unwrap();
+        assert_eq!(remote.status().await.unwrap()["connected"], false);
+        server.shutdown().await.unwrap();
+        // The squatter takes the port before the client's next request.
+        let squatter = Squatter::start_on(addr, answer).await;
+        for _ in 0..2 {
+            let error = remote.status().await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+            let error = remote
+                .act(browser_bridge_protocol::Action::ListTabs(
+                    browser_bridge_protocol::action::ListTabs {},
+                ))
+                .await
+                .unwrap_err();
+            assert_eq!(error.code, ErrorCode::Unauthorized, "{error:?}");
+        }
+        assert_eq!(squatter.requests().len(), 4);
+        squatter.assert_only_hellos_without_the_token(&token, "after the serve stopped");
+    }
+}

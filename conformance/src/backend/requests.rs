@@ -1,0 +1,467 @@
+//! Request checks (PROTOCOL.md §3, §4, §11) through the backend's HTTP API: ids,
+//! routing, one answer per request, error pass-through with HTTP statuses, the
+//! deadline, keep-alive, events, and a disconnect mid-request.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+use super::http::{HttpAnswer, HttpApi};
+use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_extension};
+use crate::report::{Outcome, Report, ensure};
+use crate::wire::{expect_error, is_uuid_v4, short, str_field, u64_field};
+
+/// `evaluate`'s backend deadline (§5), sent as `timeoutMs`.
+const EVALUATE_DEADLINE_MS: u64 = 15_000;
+
+/// Every code an extension can answer with, and the HTTP status `/v1/act` gives it;
+/// last, a code from a newer extension that no version knows yet, which passes
+/// through unchanged too (§4, §12).
+const PASS_THROUGH: [(&str, u16); 12] = [
+    ("invalid_request", 422),
+    ("invalid_action", 422),
+    ("domain_blocked", 422),
+    ("session_not_found", 422),
+    ("element_not_found", 422),
+    ("element_stale", 422),
+    ("element_not_interactable", 422),
+    ("navigation_failed", 422),
+    ("timeout", 504),
+    ("cancelled", 422),
+    ("internal_error", 422),
+    ("conformance_future_code", 422),
+];
+
+/// Runs the request checks, each on a fresh connection with one shared clientId
+/// (so every new connection replaces the last and is the one the backend uses).
+/// §2.1: the proof answered by `/v1/hello` verifies with our token and version.
+async fn server_proof(api: &HttpApi) -> Outcome {
+    let nonce = browser_bridge_protocol::auth::encode_nonce(&rand::random());
+    let (status, body) = api.hello(&nonce).await?;
+    ensure(status == 200, || format!("HTTP {status} {}", short(&body)))?;
+    let version = u64_field(&body, "protocolVersion")?;
+    ensure(
+        version == u64::from(browser_bridge_protocol::PROTOCOL_VERSION),
+        || format!("protocolVersion {version}"),
+    )?;
+    let proof = str_field(&body, "proof")?;
+    ensure(
+        browser_bridge_protocol::auth::verify_server_proof(api.token(), &nonce, proof),
+        || "the proof does not match our token".into(),
+    )
+}
+
+/// §2.1: nonces outside 16–128 base64url characters are refused.
+async fn bad_hello_nonce(api: &HttpApi) -> Outcome {
+    for nonce in ["short", "has+plus/and/slash=padding", &"a".repeat(129)] {
+        let (status, body) = api.hello(nonce).await?;
+        ensure(status == 400, || {
+            format!("nonce {nonce:?}: HTTP {status} {}", short(&body))
+        })?;
+        expect_error(&body["error"], "invalid_request")?;
+    }
+    Ok(())
+}
+
+pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
+    let api = HttpApi::new(&target.http_base, &target.token);
+    report.record(
+        "http: GET /v1/hello proves the server knows the token (no token sent)",
+        server_proof(&api).await,
+    );
+    report.record(
+        "http: GET /v1/hello with a malformed nonce → HTTP 400 invalid_request",
+        bad_hello_nonce(&api).await,
+    );
+    // Without a reachable HTTP API every request check would fail the same way.
+    let reachable = match api.status().await {
+        Ok((200, _)) => Ok(()),
+        Ok((status, body)) => Err(format!("HTTP {status} {}", short(&body))),
+        Err(e) => Err(e),
+    };
+    let reachable = reachable.map_err(|e| {
+        format!(
+            "{}/v1/status: {e}; request checks skipped",
+            target.http_base
+        )
+    });
+    let skip = reachable.is_err();
+    report.record("http: /v1/status answers 200 with the token", reachable);
+    if skip {
+        return;
+    }
+    http_guards(&api, report).await;
+    report.record(
+        "http: no extension connected → HTTP 503 not_connected",
+        no_extension(&api).await,
+    );
+    let me = client_id();
+    macro_rules! check {
+        ($name:expr, $check:ident $(, $arg:expr)*) => {{
+            let outcome = match connect_extension(target, &me).await {
+                Ok((mut socket, _)) => {
+                    let outcome = $check(&mut socket, &api $(, $arg)*).await;
+                    socket.close().await;
+                    outcome
+                }
+                Err(e) => Err(format!("could not connect as an extension: {e}")),
+            };
+            report.record($name, outcome);
+        }};
+    }
+    check!("keep-alive: ping → pong with the nonce", ping_pong);
+    let mut concurrent = Vec::new();
+    check!(
+        "ids: 8 concurrent requests, UUIDv4 ids, each caller gets its own result",
+        concurrent_requests,
+        &mut concurrent
+    );
+    for (name, outcome) in concurrent {
+        report.record(name, outcome);
+    }
+    check!(
+        "one answer: duplicate and unknown-id responses ignored, connection stays up",
+        duplicate_response
+    );
+    for (code, status) in PASS_THROUGH {
+        check!(
+            format!("errors: {code} passes through /v1/act as HTTP {status}"),
+            pass_through,
+            code,
+            status
+        );
+    }
+    check!(
+        "errors: invalid action JSON → HTTP 422 invalid_request, nothing sent",
+        invalid_action_json
+    );
+    check!(
+        "deadline: no answer → HTTP 504 timeout, late response ignored",
+        deadline
+    );
+    check!(
+        "events: unknown event type tolerated, connection stays up",
+        unknown_event
+    );
+    check!(
+        "events: session_started appears in /v1/status with the clientId",
+        events_in_status,
+        &me
+    );
+    check!(
+        "disconnect mid-request → HTTP 503 not_connected",
+        disconnect_mid_request
+    );
+}
+
+async fn http_guards(api: &HttpApi, report: &mut Report) {
+    let action = json!({"action": "list_tabs"});
+    let refused = |answer: Result<HttpAnswer, String>, want: u16| -> Outcome {
+        let (status, body) = answer?;
+        ensure(status == want, || {
+            format!("HTTP {status} {}, expected {want}", short(&body))
+        })
+    };
+    report.record(
+        "http: /v1/act without a token → HTTP 401",
+        refused(api.act_with(&action, None, None).await, 401),
+    );
+    report.record(
+        "http: /v1/act with a wrong token → HTTP 401",
+        refused(
+            api.act_with(&action, Some("not-the-token"), None).await,
+            401,
+        ),
+    );
+    let token = api.token().to_owned();
+    report.record(
+        "http: /v1/act with a web Origin → HTTP 403",
+        refused(
+            api.act_with(&action, Some(&token), Some("http://evil.example"))
+                .await,
+            403,
+        ),
+    );
+}
+
+async fn no_extension(api: &HttpApi) -> Outcome {
+    let (status, body) = api.act(&json!({"action": "list_tabs"})).await?;
+    ensure(status == 503, || {
+        format!("HTTP {status} {}, expected 503", short(&body))
+    })?;
+    expect_error(&body["error"], "not_connected")
+}
+
+/// Starts `POST /v1/act` in the background.
+fn spawn_act(api: &HttpApi, action: Value) -> JoinHandle<Result<HttpAnswer, String>> {
+    let api = api.clone();
+    tokio::spawn(async move { api.act(&action).await })
+}
+
+async fn joined(task: JoinHandle<Result<HttpAnswer, String>>) -> Result<HttpAnswer, String> {
+    task.await.map_err(|e| format!("HTTP task failed: {e}"))?
+}
+
+/// The next `request` frame, skipping anything else.
+async fn next_request(socket: &mut ClientSocket, wait: Duration) -> Result<Value, String> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let frame = socket
+            .recv_json(left)
+            .await
+            .map_err(|e| format!("waiting for a request: {e}"))?;
+        if frame.get("type") == Some(&json!("request")) {
+            return Ok(frame);
+        }
+    }
+}
+
+/// A successful `evaluate` response carrying `value`.
+fn evaluate_response(id: &str, value: Value) -> Value {
+    json!({"type": "response", "id": id,
+           "result": {"action": "evaluate", "tabId": 1, "type": "number", "value": value}})
+}
+
+fn evaluate(expression: &str) -> Value {
+    json!({"action": "evaluate", "expression": expression})
+}
+
+/// Sends a ping and waits for the pong with its nonce (other frames are skipped).
+async fn expect_pong(socket: &mut ClientSocket, nonce: u64) -> Outcome {
+    socket
+        .send(&json!({"type": "ping", "nonce": nonce}))
+        .await?;
+    let deadline = tokio::time::Instant::now() + ANSWER_WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let frame = socket
+            .recv_json(left)
+            .await
+            .map_err(|e| format!("waiting for pong {nonce}: {e}"))?;
+        if frame.get("type") == Some(&json!("pong")) {
+            let got = u64_field(&frame, "nonce")?;
+            return ensure(got == nonce, || {
+                format!("pong nonce {got}, expected {nonce}")
+            });
+        }
+    }
+}
+
+async fn ping_pong(socket: &mut ClientSocket, _api: &HttpApi) -> Outcome {
+    expect_pong(socket, 4_294_967_301).await
+}
+
+/// One full round trip: post `evaluate` `return n`, answer it with `n`, check HTTP 200.
+async fn round_trip(socket: &mut ClientSocket, api: &HttpApi, n: u64) -> Outcome {
+    let task = spawn_act(api, evaluate(&format!("return {n}")));
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?.to_owned();
+    socket.send(&evaluate_response(&id, json!(n))).await?;
+    let (status, body) = joined(task).await?;
+    ensure(
+        status == 200 && body.get("value") == Some(&json!(n)),
+        || format!("round trip: HTTP {status} {}", short(&body)),
+    )
+}
+
+async fn concurrent_requests(
+    socket: &mut ClientSocket,
+    api: &HttpApi,
+    details: &mut Vec<(String, Outcome)>,
+) -> Outcome {
+    const N: u64 = 8;
+    let tasks: Vec<_> = (0..N)
+        .map(|n| spawn_act(api, evaluate(&format!("return {n}"))))
+        .collect();
+    let mut requests = Vec::new();
+    for _ in 0..N {
+        requests.push(next_request(socket, ANSWER_WAIT).await?);
+    }
+    let mut ids = HashSet::new();
+    let mut shape: Outcome = Ok(());
+    for request in &requests {
+        let id = str_field(request, "id")?;
+        if !is_uuid_v4(id) {
+            return Err(format!("request id `{id}` is not a UUIDv4"));
+        }
+        if !ids.insert(id.to_owned()) {
+            return Err(format!("request id `{id}` used twice"));
+        }
+        if shape.is_ok() {
+            shape = forwarded_intact(request);
+        }
+    }
+    details.push((
+        "requests: action forwarded intact, timeoutMs = the action's deadline".into(),
+        shape,
+    ));
+    // Answer in reverse order, each with the number its own expression returns.
+    for request in requests.iter().rev() {
+        let id = str_field(request, "id")?;
+        let expression = request["action"]["expression"].as_str().unwrap_or_default();
+        let n: u64 = expression
+            .trim_start_matches("return ")
+            .parse()
+            .map_err(|_| format!("cannot read n from `{expression}`"))?;
+        socket.send(&evaluate_response(id, json!(n))).await?;
+    }
+    for (n, task) in tasks.into_iter().enumerate() {
+        let (status, body) = joined(task).await?;
+        ensure(status == 200, || {
+            format!("call {n}: HTTP {status} {}", short(&body))
+        })?;
+        ensure(body.get("action") == Some(&json!("evaluate")), || {
+            format!(
+                "call {n}: result not tagged with its action: {}",
+                short(&body)
+            )
+        })?;
+        ensure(body.get("value") == Some(&json!(n)), || {
+            format!("call {n} got another call's result: {}", short(&body))
+        })?;
+    }
+    Ok(())
+}
+
+fn forwarded_intact(request: &Value) -> Outcome {
+    let action = &request["action"];
+    ensure(action.get("action") == Some(&json!("evaluate")), || {
+        format!("request.action lost its tag: {}", short(request))
+    })?;
+    ensure(
+        action["expression"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("return ")),
+        || format!("request.action.expression changed: {}", short(request)),
+    )?;
+    let timeout = u64_field(request, "timeoutMs")?;
+    ensure(timeout == EVALUATE_DEADLINE_MS, || {
+        format!("evaluate timeoutMs {timeout}, expected {EVALUATE_DEADLINE_MS}")
+    })
+}
+
+async fn duplicate_response(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let task = spawn_act(api, evaluate("return 1"));
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?.to_owned();
+    socket.send(&evaluate_response(&id, json!(1))).await?;
+    socket.send(&evaluate_response(&id, json!(2))).await?;
+    let unknown = uuid::Uuid::new_v4().to_string();
+    socket.send(&evaluate_response(&unknown, json!(3))).await?;
+    let (status, body) = joined(task).await?;
+    ensure(
+        status == 200 && body.get("value") == Some(&json!(1)),
+        || {
+            format!(
+                "expected the first answer (1), got HTTP {status} {}",
+                short(&body)
+            )
+        },
+    )?;
+    expect_pong(socket, 11).await?;
+    round_trip(socket, api, 5).await
+}
+
+async fn pass_through(socket: &mut ClientSocket, api: &HttpApi, code: &str, want: u16) -> Outcome {
+    let task = spawn_act(api, evaluate("return 1"));
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?;
+    let message = format!("conformance says {code}");
+    let frame = json!({"type": "response", "id": id, "error": {"code": code, "message": message}});
+    socket.send(&frame).await?;
+    let (status, body) = joined(task).await?;
+    ensure(status == want, || {
+        format!("HTTP {status} {}, expected {want}", short(&body))
+    })?;
+    expect_error(&body["error"], code)?;
+    ensure(body["error"]["message"] == json!(message), || {
+        format!("message not passed through: {}", short(&body))
+    })
+}
+
+async fn invalid_action_json(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let bad = [
+        json!({"action": "conformance_no_such_action"}),
+        json!({"action": "click", "uid": "e1", "selector": "#both"}),
+        json!({"action": "click"}),
+    ];
+    for action in bad {
+        let (status, body) = api.act(&action).await?;
+        ensure(status == 422, || {
+            format!("{action}: HTTP {status} {}, expected 422", short(&body))
+        })?;
+        expect_error(&body["error"], "invalid_request").map_err(|e| format!("{action}: {e}"))?;
+    }
+    match next_request(socket, Duration::from_millis(300)).await {
+        Ok(request) => Err(format!(
+            "an invalid action reached the extension: {}",
+            short(&request)
+        )),
+        Err(_) => Ok(()),
+    }
+}
+
+async fn deadline(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    // wait_for's deadline is its own timeoutMs + 5 s (§5): 5.1 s here.
+    let action = json!({"action": "wait_for", "selector": "#never", "timeoutMs": 100});
+    let task = spawn_act(api, action);
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?.to_owned();
+    let timeout = u64_field(&request, "timeoutMs")?;
+    ensure(timeout == 5_100, || {
+        format!("wait_for timeoutMs {timeout}, expected 5100")
+    })?;
+    let (status, body) = joined(task).await?;
+    ensure(status == 504, || {
+        format!("HTTP {status} {}, expected 504", short(&body))
+    })?;
+    expect_error(&body["error"], "timeout")?;
+    let late = json!({"type": "response", "id": id,
+                      "result": {"action": "wait_for", "tabId": 1, "elapsedMs": 5200}});
+    socket.send(&late).await?;
+    expect_pong(socket, 12).await?;
+    round_trip(socket, api, 6).await
+}
+
+async fn unknown_event(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let frame = json!({"type": "event", "event": {"event": "conformance_probe", "at": 1}});
+    socket.send(&frame).await?;
+    expect_pong(socket, 13).await?;
+    round_trip(socket, api, 7).await
+}
+
+async fn events_in_status(socket: &mut ClientSocket, api: &HttpApi, me: &str) -> Outcome {
+    let url = format!("http://conformance.invalid/{}", uuid::Uuid::new_v4());
+    let frame = json!({"type": "event", "event": {"event": "session_started", "tabId": 424242,
+                       "url": url, "agentWindow": true, "startedAt": 1_700_000_000_000u64}});
+    socket.send(&frame).await?;
+    // Events are one way: a pong proves the backend has read the frame before it.
+    expect_pong(socket, 14).await?;
+    let (status, body) = api.status().await?;
+    ensure(status == 200, || {
+        format!("/v1/status HTTP {status} {}", short(&body))
+    })?;
+    let text = body.to_string();
+    ensure(text.contains(&url), || {
+        format!("the event's url is not in /v1/status: {}", short(&body))
+    })?;
+    ensure(text.contains(me), || {
+        format!("our clientId is not in /v1/status: {}", short(&body))
+    })
+}
+
+async fn disconnect_mid_request(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let task = spawn_act(api, evaluate("return 1"));
+    next_request(socket, ANSWER_WAIT).await?;
+    // Drop the connection without answering: the caller must hear not_connected
+    // at once, and the request is never re-sent to a later connection.
+    socket.close_in_place().await;
+    let (status, body) = joined(task).await?;
+    ensure(status == 503, || {
+        format!("HTTP {status} {}, expected 503", short(&body))
+    })?;
+    expect_error(&body["error"], "not_connected")
+}

@@ -1,0 +1,174 @@
+//! Sessions (PROTOCOL.md §10): one per controlled tab, keyed by `tabId`.
+//!
+//! A session starts on the first action that touches a tab (debugger attached,
+//! `session_started` sent) and ends with a reason (`session_ended` with its
+//! `actionCount`). [`Sessions`] is the handle every module uses; this file owns
+//! the registry (sessions, per-tab locks, in-flight cancellation, the agent
+//! window). By concern:
+//! - [`attach`]: starting a session (debugger, CDP setup, controllable pages);
+//! - [`end`]: ending sessions (reasons, closed tabs, detaches);
+//! - [`policy`]: the blocklist and its network rule, Stop all / Resume, idle;
+//! - [`requests`]: the `Fetch` interception of document requests, child targets;
+//! - [`routing`]: which debugger events the sessions handle;
+//! - [`dialogs`]: JavaScript dialogs (§5, §7);
+//! - [`opened`]: tabs opened by session tabs;
+//! - [`persist`]: the mirror in `chrome.storage.session` for a restarted worker;
+//! - [`popup`]: the popup's session list.
+
+pub mod attach;
+pub mod dialogs;
+pub mod end;
+pub mod opened;
+pub mod persist;
+pub mod policy;
+pub mod popup;
+pub mod requests;
+pub mod routing;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use browser_bridge_page::uids::UidCache;
+use browser_bridge_protocol::result::DialogInfo;
+use browser_bridge_protocol::{BridgeError, TabId};
+use futures::channel::oneshot;
+use futures::lock::Mutex;
+use serde_json::json;
+use wasm_bindgen_futures::spawn_local;
+
+use crate::chrome;
+use crate::core::settings::keys;
+use crate::outbox::Outbox;
+
+/// One controlled tab.
+#[derive(Debug)]
+pub struct Session {
+    /// The tab.
+    pub tab: TabId,
+    /// The tab lives in the agent window.
+    pub agent_window: bool,
+    /// Actions run in this session so far.
+    pub action_count: u64,
+    /// uid ↔ backendNodeId cache (§6), cleared on main-frame navigation.
+    pub uids: UidCache,
+    /// The JavaScript dialog now open in the tab, if any (§5).
+    pub dialog: Option<DialogInfo>,
+    /// Number of `evaluate`s running (dialogs are auto-handled while > 0, §7).
+    pub evaluating: u32,
+    /// Last known main-frame URL.
+    pub url: String,
+    /// The renderer crashed (`Inspector.targetCrashed`) and was not reloaded yet:
+    /// CDP calls hang until the tab navigates again.
+    pub crashed: bool,
+    /// When the session started (ms since the epoch).
+    pub started_at: u64,
+    /// The main frame's CDP `frameId` (`Page.getFrameTree` at attach), to tell
+    /// main-frame document requests from iframe ones in `Fetch.requestPaused`.
+    pub main_frame: Option<String>,
+}
+
+#[derive(Default)]
+struct Registry {
+    sessions: HashMap<TabId, Session>,
+    locks: HashMap<TabId, Rc<Mutex<()>>>,
+    inflight: HashMap<TabId, Vec<oneshot::Sender<BridgeError>>>,
+    agent_window: Option<i64>,
+    policy: policy::State,
+    opened: Vec<(TabId, browser_bridge_protocol::result::OpenedTab)>,
+    persist: persist::State,
+}
+
+/// The sessions of this worker: a cheap handle (clones share the registry).
+#[derive(Clone)]
+pub struct Sessions {
+    reg: Rc<RefCell<Registry>>,
+    outbox: Outbox,
+}
+
+impl Sessions {
+    /// No sessions; events go to `outbox`.
+    pub fn new(outbox: Outbox) -> Sessions {
+        Sessions {
+            reg: Rc::default(),
+            outbox,
+        }
+    }
+
+    /// Runs `f` on the tab's session, `None` when there is none.
+    pub fn with<R>(&self, tab: TabId, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+        self.reg.borrow_mut().sessions.get_mut(&tab).map(f)
+    }
+
+    /// Whether `tab` has a session.
+    pub fn has(&self, tab: TabId) -> bool {
+        self.reg.borrow().sessions.contains_key(&tab)
+    }
+
+    /// Tabs with a session, sorted, with their agent-window flag.
+    pub fn tabs(&self) -> Vec<(TabId, bool)> {
+        let mut tabs: Vec<_> = self
+            .reg
+            .borrow()
+            .sessions
+            .values()
+            .map(|s| (s.tab, s.agent_window))
+            .collect();
+        tabs.sort();
+        tabs
+    }
+
+    /// Adds a session (attach, or a restarted worker taking one back); the
+    /// caller then puts its tab under the network rule ([`Sessions::sync_net_rule`]).
+    fn insert(&self, session: Session) {
+        self.reg.borrow_mut().sessions.insert(session.tab, session);
+        self.persist();
+    }
+
+    /// Removes a session without ending it (no event).
+    fn remove(&self, tab: TabId) -> Option<Session> {
+        let session = self.reg.borrow_mut().sessions.remove(&tab);
+        self.persist();
+        spawn_local(self.sync_net_rule());
+        session
+    }
+
+    /// The agent window's id, when one was created and not closed.
+    pub fn agent_window(&self) -> Option<i64> {
+        self.reg.borrow().agent_window
+    }
+
+    /// Records the agent window (and stores it so a restarted worker reuses it).
+    pub fn set_agent_window(&self, id: i64) {
+        self.reg.borrow_mut().agent_window = Some(id);
+        spawn_local(async move {
+            let _ = chrome::storage_set(&json!({ keys::AGENT_WINDOW_ID: id })).await;
+        });
+    }
+
+    /// The per-tab lock: requests on one tab run one at a time.
+    pub fn lock(&self, tab: TabId) -> Rc<Mutex<()>> {
+        self.reg.borrow_mut().locks.entry(tab).or_default().clone()
+    }
+
+    /// Registers an in-flight request on `tab`: the receiver fires with the error
+    /// to answer when the session ends or the renderer crashes.
+    pub fn register_inflight(&self, tab: TabId) -> oneshot::Receiver<BridgeError> {
+        let (tx, rx) = oneshot::channel();
+        self.reg
+            .borrow_mut()
+            .inflight
+            .entry(tab)
+            .or_default()
+            .push(tx);
+        rx
+    }
+
+    /// Answers every in-flight request on `tab` with `error`.
+    fn fail_inflight(&self, tab: TabId, error: &BridgeError) {
+        let senders = self.reg.borrow_mut().inflight.remove(&tab);
+        for tx in senders.unwrap_or_default() {
+            let _ = tx.send(error.clone());
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The sessions across Chrome's service-worker lifecycle: every change is
+//! mirrored into `chrome.storage.session` (key
+//! `SESSIONS_KEY` of [`crate::core::settings`], a JSON string of
+//! [`Record`]s), which a new worker reads back (`crate::lifecycle::restore`).
+
+use browser_bridge_page::uids::UidCache;
+use browser_bridge_protocol::TabId;
+use browser_bridge_protocol::result::DialogInfo;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use wasm_bindgen_futures::spawn_local;
+
+use super::{Session, Sessions};
+use crate::chrome;
+use crate::core::settings::SESSIONS_KEY;
+
+/// What is kept of one session across a worker restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// The tab.
+    pub tab: TabId,
+    /// The tab lives in the agent window.
+    pub agent_window: bool,
+    /// Actions run so far.
+    pub action_count: u64,
+    /// When the session started (ms since the epoch).
+    pub started_at: u64,
+    /// Last known main-frame URL.
+    pub url: String,
+    /// The uid cache (§6).
+    pub uids: UidCache,
+    /// The JavaScript dialog open in the tab (§5): without it a restarted worker
+    /// could neither refuse actions that the dialog blocks nor `handle_dialog` it.
+    #[serde(default)]
+    pub dialog: Option<DialogInfo>,
+}
+
+impl Record {
+    /// The record of a live session.
+    pub fn of(s: &Session) -> Record {
+        Record {
+            tab: s.tab,
+            agent_window: s.agent_window,
+            action_count: s.action_count,
+            started_at: s.started_at,
+            url: s.url.clone(),
+            uids: s.uids.clone(),
+            dialog: s.dialog.clone(),
+        }
+    }
+
+    /// The session it restores (`url`: what the tab shows now).
+    pub fn into_session(self, url: String) -> Session {
+        let mut uids = self.uids;
+        if url != self.url {
+            // It navigated while no worker listened: its uids name a gone document.
+            uids.invalidate();
+        }
+        Session {
+            tab: self.tab,
+            agent_window: self.agent_window,
+            action_count: self.action_count,
+            uids,
+            dialog: self.dialog,
+            evaluating: 0,
+            url,
+            crashed: false,
+            started_at: self.started_at,
+            main_frame: None,
+        }
+    }
+}
+
+/// The mirror's bookkeeping.
+#[derive(Default)]
+pub(super) struct State {
+    /// The stored sessions were read: writing before that would overwrite what
+    /// the previous worker left.
+    loaded: bool,
+    /// A write is scheduled (coalesces the changes of one turn into one write).
+    scheduled: bool,
+}
+
+impl Sessions {
+    /// Mirrors the live sessions into `chrome.storage.session` (one write per
+    /// turn, after the turn's changes). No-op until [`Sessions::mark_loaded`].
+    pub fn persist(&self) {
+        {
+            let mut reg = self.reg.borrow_mut();
+            if !reg.persist.loaded || reg.persist.scheduled {
+                return;
+            }
+            reg.persist.scheduled = true;
+        }
+        let sessions = self.clone();
+        spawn_local(async move {
+            let text = {
+                let mut reg = sessions.reg.borrow_mut();
+                reg.persist.scheduled = false;
+                let records: Vec<Record> = reg.sessions.values().map(Record::of).collect();
+                serde_json::to_string(&records).unwrap_or_else(|_| "[]".into())
+            };
+            if let Err(e) = chrome::session_storage_set(&json!({ SESSIONS_KEY: text })).await {
+                chrome::log(&format!("storage.session.set: {e}"));
+            }
+        });
+    }
+
+    /// The previous worker's sessions were read: from now on [`Sessions::persist`]
+    /// writes.
+    pub fn mark_loaded(&self) {
+        self.reg.borrow_mut().persist.loaded = true;
+    }
+
+    /// Takes back a session a previous worker left.
+    pub fn restore(&self, session: Session) {
+        self.insert(session);
+        wasm_bindgen_futures::spawn_local(self.sync_net_rule());
+    }
+}

@@ -1,0 +1,294 @@
+//! `extract` and page tools through the real stack (backend + wasm extension in
+//! headless Chromium) on the fixture pages of `tests/fixtures/extract/`.
+
+use browser_bridge_tests::harness::{Stack, uid_of};
+use serde_json::{Value, json};
+
+async fn extract(stack: &Stack, tab: i64) -> Value {
+    stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markdown_rules_on_fixture_pages() {
+    let stack = Stack::start().await.expect("stack");
+
+    let tab = stack.open("extract/cookie.html", None).await.expect("open");
+    let r = extract(&stack, tab).await;
+    let md = r["markdown"].as_str().expect("markdown");
+    assert!(md.starts_with("# Tide tables explained\n\n"), "{md}");
+    let guide = stack.fixtures.url("extract/guide.html");
+    assert!(md.contains(&format!("[harbour guide]({guide})")), "{md}");
+    assert!(
+        md.contains("- Spring tides have the largest range."),
+        "{md}"
+    );
+    assert!(md.contains("> Time and tide wait for no man."), "{md}");
+    assert!(md.contains("```\nhigh_water = 06:12"), "{md}");
+    assert!(md.contains("![A breaking wave]"), "{md}");
+    for overlay in ["cookies", "newsletter", "Subscribe now", "Copyright"] {
+        assert!(!md.contains(overlay), "{overlay} in {md}");
+    }
+    // The overlay's button is still an element: the agent may need to dismiss it.
+    uid_of(&r, "button", "Accept all cookies");
+    assert_eq!(r["title"], "Tide tables explained");
+    assert!(r["text"].as_str().expect("text").contains("We use cookies"));
+
+    // Over AX_TREE_MAX_NODES: elements come from the snapshot alone.
+    stack
+        .open("extract/huge.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    assert_eq!(r["truncated"]["markdown"], true);
+    assert_eq!(r["truncated"]["elements"], true);
+    assert!(r["markdown"].as_str().expect("md").len() <= 30_000);
+    let first: Vec<(&str, &str)> = r["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .take(3)
+        .map(|e| {
+            (
+                e["role"].as_str().unwrap_or(""),
+                e["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("searchbox", "Harbour search"),
+            ("checkbox", "Only ferries"),
+            ("link", "details")
+        ]
+    );
+    assert_eq!(r["elements"][1]["checked"], "true");
+
+    // 1 500 nested divs: shaping cuts the tree at its depth cap instead of
+    // overflowing the wasm stack.
+    stack
+        .open("extract/deep.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    let md = r["markdown"].as_str().expect("markdown");
+    assert!(md.contains("Shallow text about anchors."), "{md}");
+    assert!(!md.contains("depth fifteen hundred"), "{md}");
+
+    stack
+        .open("extract/hidden.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    let md = r["markdown"].as_str().expect("markdown");
+    assert!(!md.contains("Secret"), "{md}");
+    assert!(md.contains("Visible paragraph two about harbours."), "{md}");
+    let names: Vec<&str> = r["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Visible button"]);
+
+    stack
+        .open("extract/table.html", Some(tab))
+        .await
+        .expect("open");
+    let md = extract(&stack, tab).await["markdown"]
+        .as_str()
+        .expect("md")
+        .to_owned();
+    assert!(
+        md.contains("| Port | Country | Depth (m) |\n| --- | --- | --- |\n| Brest | France | 12 |"),
+        "{md}"
+    );
+
+    stack
+        .open("extract/shadow.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    let md = r["markdown"].as_str().expect("markdown");
+    for text in [
+        "## Slotted harbour title",
+        "Shadow paragraph about moorings.",
+        "Frame paragraph about buoys.",
+    ] {
+        assert!(md.contains(text), "{text} missing from {md}");
+    }
+    uid_of(&r, "button", "Shadow button");
+    let frame_box = r["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|e| e["name"] == "Frame checkbox")
+        .cloned()
+        .expect("frame checkbox");
+    assert_eq!(frame_box["checked"], "true");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elements_cap_and_uid_lifecycle() {
+    let stack = Stack::start().await.expect("stack");
+
+    let tab = stack.open("extract/many.html", None).await.expect("open");
+    let r = extract(&stack, tab).await;
+    assert_eq!(r["elements"].as_array().expect("elements").len(), 200);
+    assert_eq!(r["truncated"]["elements"], true);
+    assert_eq!(r["elements"][0]["uid"], "e0");
+    assert_eq!(r["elements"][0]["name"], "Button 0");
+
+    // A new document: numbering continues, the old uids are stale.
+    stack
+        .open("extract/spa.html", Some(tab))
+        .await
+        .expect("open");
+    let first = extract(&stack, tab).await;
+    let show = uid_of(&first, "button", "Show details");
+    let search = uid_of(&first, "searchbox", "Search ports");
+    assert_eq!(show, "e200");
+    let stale = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": "e5" }))
+        .await
+        .expect_err("old document's uid");
+    assert_eq!(stale.code, "element_stale", "{stale}");
+    let never = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": "e90000" }))
+        .await
+        .expect_err("never issued");
+    assert_eq!(never.code, "element_not_found", "{never}");
+
+    // Re-extract keeps uids; pushState (SPA route change) keeps them too.
+    let again = extract(&stack, tab).await;
+    assert_eq!(again["elements"], first["elements"]);
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": show }))
+        .await
+        .expect("click by uid");
+    let routed = extract(&stack, tab).await;
+    assert!(
+        routed["url"]
+            .as_str()
+            .expect("url")
+            .ends_with("/extract/spa/details")
+    );
+    assert!(
+        routed["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("# Details view")
+    );
+    assert_eq!(uid_of(&routed, "button", "Show details"), show);
+    assert_eq!(uid_of(&routed, "searchbox", "Search ports"), search);
+    let added = uid_of(&routed, "button", "Added later");
+    let highest = first["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .filter_map(|e| e["uid"].as_str()?.strip_prefix('e')?.parse::<u64>().ok())
+        .max()
+        .expect("uids");
+    assert_eq!(added, format!("e{}", highest + 1));
+    stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": search, "text": "Brest" }))
+        .await
+        .expect("uid still valid after pushState");
+
+    // Real navigation: uids of the previous document are stale.
+    let link = uid_of(&routed, "link", "Second page");
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": link }))
+        .await
+        .expect("click link");
+    let mut second = extract(&stack, tab).await;
+    for _ in 0..50 {
+        if second["title"] == "Second page" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        second = extract(&stack, tab).await;
+    }
+    assert_eq!(second["title"], "Second page");
+    let gone = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": show }))
+        .await
+        .expect_err("stale after navigation");
+    assert_eq!(gone.code, "element_stale", "{gone}");
+    let fresh = uid_of(&second, "button", "Second button");
+    assert!(fresh.trim_start_matches('e').parse::<u64>().expect("uid") > highest + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_wall_flagged_and_nav_login_link_not() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("extract/login.html", None).await.expect("open");
+    let r = extract(&stack, tab).await;
+    assert_eq!(r["obstacle"]["type"], "auth_wall", "{r}");
+    assert_eq!(r["obstacle"]["confidence"], "high", "{r}");
+
+    stack
+        .open("extract/navlogin.html", Some(tab))
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    assert!(
+        r.get("obstacle").is_none(),
+        "false obstacle: {}",
+        r["obstacle"]
+    );
+    uid_of(&r, "link", "Log in");
+    assert!(!r["markdown"].as_str().expect("md").contains("Log in"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_tools_listed_and_called() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("extract/tools.html", None).await.expect("open");
+
+    let list = stack
+        .act(json!({ "action": "list_page_tools", "tabId": tab }))
+        .await
+        .expect("list");
+    assert_eq!(list["pageProvided"], true);
+    assert_eq!(list["groups"][0]["name"], "tides");
+    let tools = list["groups"][0]["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["add", "fail"]);
+    assert_eq!(tools[0]["inputSchema"]["required"], json!(["a", "b"]));
+    assert!(tools[0].get("execute").is_none());
+
+    let sum = stack
+        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "add", "input": {"a": 2, "b": 3} }))
+        .await
+        .expect("call add");
+    assert_eq!(sum["output"], json!({ "sum": 5 }));
+    assert_eq!(sum["pageProvided"], true);
+
+    let threw = stack
+        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "fail", "input": {} }))
+        .await
+        .expect_err("throwing tool");
+    assert_eq!(threw.code, "invalid_action");
+    assert!(threw.message.contains("tide tool failed"), "{threw}");
+
+    let missing = stack
+        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "add", "group": "other", "input": {} }))
+        .await
+        .expect_err("no such group");
+    assert_eq!(missing.code, "invalid_action");
+
+    // Tools vanish with their page.
+    stack
+        .open("extract/page2.html", Some(tab))
+        .await
+        .expect("open");
+    let after = stack
+        .act(json!({ "action": "list_page_tools", "tabId": tab }))
+        .await
+        .expect("list");
+    assert_eq!(after["groups"], json!([]));
+}

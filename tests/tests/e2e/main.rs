@@ -1,0 +1,21 @@
+//! The end-to-end suites, one binary with a module per topic: the real backend,
+//! the real wasm extension in headless Chromium (`/usr/bin/chromium`), fixture
+//! pages on 127.0.0.1; plus the demo site and the built-in agent on it. Each test
+//! starts its own `Stack` (see `browser_bridge_tests::harness`).
+//!
+//! Run one topic with `cargo test -p browser-bridge-tests --test e2e -- lifecycle::`.
+
+mod agent_demo;
+mod connection;
+mod demo;
+mod demo_site;
+mod effects;
+mod evaluate;
+mod extract;
+mod input;
+mod lifecycle;
+mod mcp;
+mod navigation;
+mod policy;
+mod robustness;
+mod smoke;
