@@ -13,6 +13,17 @@ use crate::runtime::Evaluate;
 /// `document.body.innerText` (§6 `text`), empty for a document without body.
 pub const INNER_TEXT: &str = "document.body ? document.body.innerText : ''";
 
+/// The main document's HTTP status (`PerformanceNavigationTiming.responseStatus`,
+/// Chromium ≥ 109), 0 when unknown (no navigation entry, a `file:` or cached
+/// document); PROTOCOL.md §8 reads 401/403/429/503 from it.
+pub const DOCUMENT_STATUS: &str =
+    "(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0";
+
+/// The main document's HTTP status, by value (see [`DOCUMENT_STATUS`]).
+pub fn document_status() -> Evaluate {
+    Evaluate::by_value(DOCUMENT_STATUS)
+}
+
 /// The DOM snapshot: layout and `computed_styles` for every same-origin document.
 pub fn snapshot<S>(computed_styles: &[&str]) -> CaptureSnapshot<S> {
     CaptureSnapshot::new(computed_styles)
@@ -47,6 +58,10 @@ mod tests {
         assert_eq!(
             serde_json::to_value(inner_text()).unwrap(),
             json!({"expression": INNER_TEXT, "returnByValue": true})
+        );
+        assert_eq!(
+            serde_json::to_value(document_status()).unwrap(),
+            json!({"expression": DOCUMENT_STATUS, "returnByValue": true})
         );
         assert_eq!(
             serde_json::to_value(ax_tree::<Value>(None)).unwrap(),

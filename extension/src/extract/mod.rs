@@ -54,7 +54,9 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
     let snapshot = cdp::send_with_timeout(tab, &snapshot, GATHER_TIMEOUT_MS);
     let text = gather::inner_text();
     let text = cdp::send_with_timeout(tab, &text, GATHER_TIMEOUT_MS);
-    let (snapshot, text) = futures::join!(snapshot, text);
+    let status = gather::document_status();
+    let status = cdp::send_with_timeout(tab, &status, GATHER_TIMEOUT_MS);
+    let (snapshot, text, status) = futures::join!(snapshot, text, status);
     let snapshot = snapshot?;
     // The accessibility tree grows with the page (10 MB on a long Wikipedia article):
     // on huge pages, or when it fails or is late, elements come from the snapshot.
@@ -72,7 +74,13 @@ pub async fn gather(tab: TabId) -> Result<PageInputs, BridgeError> {
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_owned(),
-        status: None,
+        // Unknown (0, or the call failed) is no status: §8 then decides without it.
+        status: status
+            .ok()
+            .and_then(|s| s.result.value)
+            .and_then(|v| v.as_u64())
+            .and_then(|s| u16::try_from(s).ok())
+            .filter(|&s| s != 0),
     })
 }
 

@@ -19,6 +19,9 @@ pub struct Capture {
     pub ax_trees: Vec<AxTree>,
     /// `document.body.innerText`.
     pub text: String,
+    /// The main document's HTTP status, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
     /// Milliseconds the CDP calls took.
     pub ms: f64,
 }
@@ -36,7 +39,12 @@ pub async fn capture(tab: &mut Tab) -> Result<Capture> {
         ax_trees.push(tree.unwrap_or_default());
     }
     let text = tab.send(&gather::inner_text()).await?.result.value;
+    let status = tab.send(&gather::document_status()).await?.result.value;
     Ok(Capture {
+        status: status
+            .and_then(|v| v.as_u64())
+            .and_then(|s| u16::try_from(s).ok())
+            .filter(|&s| s != 0),
         snapshot,
         ax_trees,
         text: text

@@ -48,7 +48,7 @@ pub fn measure_dir(pages: &Path, captures: &Path, dump: Option<&Path>) -> Result
             snapshot: capture.snapshot,
             ax_trees: capture.ax_trees,
             text: capture.text,
-            status: None,
+            status: capture.status,
         };
         let result = shape_extract(TabId(0), &inputs, &mut UidCache::new());
         let ms = start.elapsed().as_secs_f64() * 1000.0;
