@@ -115,6 +115,9 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
     "checking your browser",
     "complete the security check",
     "press and hold",
+    "press & hold",
+    "not a robot",
+    "enter the characters you see",
 ];
 
 /// Markdown phrases of denial and bot-block pages (→ `access_denied`).
@@ -124,7 +127,15 @@ pub const DENIAL_PHRASES: &[&str] = &[
     "access denied",
     "access to this page has been denied",
     "you have been blocked",
-    "has been blocked",
+    "you've been blocked",
+    "access has been blocked",
+    "ip address has been blocked",
+    "ip has been blocked",
+    "request has been blocked",
+    "site has been blocked",
+    "request unsuccessful",
+    "not available in your country",
+    "not available in your region",
     "403 forbidden",
     "unusual activity",
     "suspicious activity",
@@ -210,8 +221,13 @@ pub const LOGIN_PHRASES: &[&str] = &[
 ];
 
 /// Hosts (and their subdomains) that serve challenge iframes.
-pub const CAPTCHA_FRAME_HOSTS: &[&str] =
-    &["challenges.cloudflare.com", "hcaptcha.com", "recaptcha.net"];
+pub const CAPTCHA_FRAME_HOSTS: &[&str] = &[
+    "challenges.cloudflare.com",
+    "hcaptcha.com",
+    "recaptcha.net",
+    "captcha-delivery.com",
+    "arkoselabs.com",
+];
 
 /// What a person sees of the page beyond its text (PROTOCOL.md §8), derived from
 /// the DOMSnapshot's layout boxes and computed styles by `shape` (see
@@ -395,36 +411,35 @@ fn obstacle(kind: ObstacleType, confidence: Confidence, message: String) -> Opti
     })
 }
 
-/// A challenge frame is a captcha; `high` when it is the page (content at most
-/// [`PHRASE_PAGE_MAX_CHARS`]), `low` beside long content (a protected comment form).
+/// A challenge frame is a captcha, `high`, when it is the page (content at most
+/// [`PHRASE_PAGE_MAX_CHARS`]); beside long content it protects a form (comments,
+/// contact) and the content is readable: nothing.
 fn by_captcha_frame(page: &Page<'_>) -> Option<Obstacle> {
-    if !page.input.captcha_frame {
+    if !page.input.captcha_frame || page.content_chars > PHRASE_PAGE_MAX_CHARS {
         return None;
     }
-    if page.content_chars <= PHRASE_PAGE_MAX_CHARS {
-        obstacle(
-            ObstacleType::Captcha,
-            Confidence::High,
-            "the page holds a captcha challenge frame (Turnstile, hCaptcha or reCAPTCHA): \
-             a human must solve it"
-                .into(),
-        )
-    } else {
-        obstacle(
-            ObstacleType::Captcha,
-            Confidence::Low,
-            "a captcha widget beside long content (a protected form): a human must solve it \
-             before that form is sent"
-                .into(),
-        )
-    }
+    obstacle(
+        ObstacleType::Captcha,
+        Confidence::High,
+        "the page holds a captcha challenge frame (Turnstile, hCaptcha or reCAPTCHA): \
+         a human must solve it"
+            .into(),
+    )
 }
 
-/// Challenge and block titles, when the phrase is most of the title.
+/// Challenge and block titles, when the phrase is most of the title and opens or
+/// closes it (`Access denied | site`, `site – Access denied`; not `What does 403
+/// Forbidden mean?`), on a page of at most [`PHRASE_PAGE_MAX_CHARS`] (an article
+/// named after the error is long).
 fn by_title(page: &Page<'_>) -> Option<Obstacle> {
+    if page.content_chars > PHRASE_PAGE_MAX_CHARS {
+        return None;
+    }
     let title = page.title.as_str();
+    let bare = title.trim_end_matches(['.', '!', '…', ' ']);
     let fits = |phrase: &&&str| {
-        contains_word(title, phrase)
+        (bare.starts_with(**phrase) || bare.ends_with(**phrase))
+            && contains_word(title, phrase)
             && title.chars().count() <= phrase.chars().count() + TITLE_EXTRA_CHARS
     };
     if let Some(p) = CHALLENGE_TITLES.iter().find(fits) {
@@ -563,29 +578,20 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
     None
 }
 
-/// A password field, when the login form is the page: not signed in, at most
-/// [`LOGIN_MAX_OTHER_FIELDS`] other text fields, main content at most
-/// [`LOGIN_PAGE_MAX_CHARS`]; `high` with at most [`FEW_ELEMENTS`] elements, else
-/// `medium`. A bigger form with a password (sign-up, checkout) is `low`; a
-/// password field beside long content (a header sign-in box) says nothing.
+/// A password field, when the login form is the page: not signed in, one password
+/// field (two are a sign-up or reset form: password and confirmation), at most
+/// [`LOGIN_MAX_OTHER_FIELDS`] other text fields (more: sign-up, checkout), main
+/// content at most [`LOGIN_PAGE_MAX_CHARS`] (beside longer content it is a sign-in
+/// box in a header); `high` with at most [`FEW_ELEMENTS`] elements, else `medium`.
 fn by_password(page: &Page<'_>) -> Option<Obstacle> {
-    if page.password_fields == 0 || page.signed_in.is_some() {
+    if page.password_fields != 1
+        || page.signed_in.is_some()
+        || page.other_fields > LOGIN_MAX_OTHER_FIELDS
+        || page.content_chars > LOGIN_PAGE_MAX_CHARS
+    {
         return None;
     }
     let count = page.input.elements.len();
-    if page.content_chars > LOGIN_PAGE_MAX_CHARS {
-        return None;
-    }
-    if page.other_fields > LOGIN_MAX_OTHER_FIELDS {
-        return obstacle(
-            ObstacleType::AuthWall,
-            Confidence::Low,
-            format!(
-                "a form asks for a password among {} text fields (sign-up or checkout?)",
-                page.other_fields + page.password_fields
-            ),
-        );
-    }
     let confidence = if count <= FEW_ELEMENTS {
         Confidence::High
     } else {
@@ -668,23 +674,83 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
     best
 }
 
-/// `phrase` occurs in `text` as whole words and is not quoted: the char before it
-/// is no quotation mark and its line is no Markdown blockquote or list of examples
-/// in code.
+/// `phrase` occurs in `text` as whole words and says it rather than mentions it:
+/// not quoted (a quotation mark just before it, a Markdown blockquote or code on its
+/// line), not named as a thing ([`MENTION_BEFORE`] just before it: "an access
+/// denied message"; [`MENTION_AFTER`] just after it: "access denied errors"), and
+/// not inside a question it does not open ("why was my access denied?" mentions,
+/// "are you a robot?" asks).
 fn stands_in(text: &str, phrase: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(phrase).any(|(i, _)| {
+        let end = i + phrase.len();
         let before = text[..i].chars().next_back();
-        let after = text[i + phrase.len()..].chars().next();
+        let after = text[end..].chars().next();
         if before.is_some_and(is_word) || after.is_some_and(is_word) {
             return false;
         }
         let quoted = before.is_some_and(|c| QUOTE_MARKS.contains(&c));
         let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
         let line = text[line_start..i].trim_start();
-        !quoted && !line.starts_with('>') && !line.contains('`')
+        if quoted || line.starts_with('>') || line.contains('`') {
+            return false;
+        }
+        let lead = text[..i].trim_end();
+        if MENTION_BEFORE
+            .iter()
+            .any(|w| lead.ends_with(w) && !lead[..lead.len() - w.len()].ends_with(is_word))
+        {
+            return false;
+        }
+        let rest = text[end..].trim_start();
+        if MENTION_AFTER
+            .iter()
+            .any(|w| rest.starts_with(w) && !rest[w.len()..].starts_with(is_word))
+        {
+            return false;
+        }
+        let sentence_start = text[..i].rfind(['.', '!', '?', '\n']).map_or(0, |n| n + 1);
+        let opens = text[sentence_start..i]
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .is_empty();
+        let closing = text[end..]
+            .find(['.', '!', '?', '\n'])
+            .map(|n| &text[end + n..]);
+        opens || !closing.is_some_and(|c| c.starts_with('?'))
     })
 }
+
+/// Words that, just before a phrase, name it as a thing ("an access denied page",
+/// "see access denied").
+pub const MENTION_BEFORE: &[&str] = &[
+    "a", "an", "the", "see", "sees", "get", "gets", "shows", "says", "saying", "called", "like",
+];
+
+/// Words that, just after a phrase, make it a modifier of a thing ("access denied
+/// errors", "are you a robot test").
+pub const MENTION_AFTER: &[&str] = &[
+    "error",
+    "errors",
+    "message",
+    "messages",
+    "page",
+    "pages",
+    "screen",
+    "screens",
+    "prompt",
+    "prompts",
+    "test",
+    "tests",
+    "check",
+    "checks",
+    "box",
+    "challenge",
+    "challenges",
+    "warning",
+    "warnings",
+    "popup",
+    "popups",
+];
 
 /// Chars that, just before a phrase, quote it.
 const QUOTE_MARKS: &[char] = &['"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '`'];

@@ -2,7 +2,9 @@
 //! `127.0.0.1:0`, so that end-to-end tests load real pages over real HTTP. It
 //! serves `tests/fixtures/` for the e2e suites and the saved real-world pages for
 //! the corpus runs. Text types (`text/html`, `text/css`, `text/javascript`, …) go
-//! out with `charset=utf-8`, so Chromium never guesses another encoding.
+//! out with `charset=utf-8`, so Chromium never guesses another encoding. A file
+//! whose name holds `.status-NNN.` (`denied.status-403.html`) is served with HTTP
+//! status NNN, for pages that stand for error answers (the obstacle set).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -64,11 +66,21 @@ impl StaticServer {
             .await
             .context("binding the static file server")?;
         let addr = listener.local_addr()?;
-        let app = Router::new().fallback_service(ServeDir::new(dir)).layer(
-            axum::middleware::map_response(move |response: Response| {
+        let app = Router::new()
+            .fallback_service(ServeDir::new(dir))
+            .layer(axum::middleware::map_response(move |response: Response| {
                 std::future::ready(shape(response, same_origin_only))
-            }),
-        );
+            }))
+            .layer(axum::middleware::from_fn(
+                |request: axum::extract::Request, next: axum::middleware::Next| async move {
+                    let status = status_in_name(request.uri().path());
+                    let mut response = next.run(request).await;
+                    if let Some(status) = status.filter(|_| response.status().is_success()) {
+                        *response.status_mut() = status;
+                    }
+                    response
+                },
+            ));
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -110,6 +122,14 @@ impl Drop for StaticServer {
     }
 }
 
+/// The status a file name asks for: `x.status-403.html` → 403.
+fn status_in_name(path: &str) -> Option<axum::http::StatusCode> {
+    let name = path.rsplit('/').next()?;
+    let (_, rest) = name.split_once(".status-")?;
+    let code: u16 = rest.get(..3)?.parse().ok()?;
+    axum::http::StatusCode::from_u16(code).ok()
+}
+
 /// Adds `charset=utf-8` to a text type without one, and the CSP when asked.
 fn shape(mut response: Response, same_origin_only: bool) -> Response {
     let headers = response.headers_mut();
@@ -133,6 +153,16 @@ fn shape(mut response: Response, same_origin_only: bool) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_in_the_file_name() {
+        assert_eq!(
+            status_in_name("/obstacles/denied.status-403.html").map(|s| s.as_u16()),
+            Some(403)
+        );
+        assert_eq!(status_in_name("/a/b.html"), None);
+        assert_eq!(status_in_name("/a.status-xyz.html"), None);
+    }
 
     /// Files, 404 for a missing file, UTF-8 text types, and the CSP only when asked.
     #[tokio::test]

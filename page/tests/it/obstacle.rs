@@ -513,8 +513,40 @@ fn cases() -> Vec<Case> {
             el("textbox", "City"),
             el("textbox", "Create a password (optional)"),
             el("button", "Pay"),
-        ]))
-        .expect(AuthWall, Low),
+        ])),
+        case(
+            "sign-up form: password and confirmation",
+            "https://app.example/join",
+            "Join",
+        )
+        .md("# Create your account")
+        .els(numbered(vec![
+            el("textbox", "Email"),
+            el("textbox", "Password"),
+            el("textbox", "Confirm password"),
+            el("button", "Create account"),
+        ])),
+        case(
+            "title naming the error in a question",
+            "https://help.example/403",
+            "What does 403 Forbidden mean?",
+        )
+        .md("A short answer: the server understood you and refuses."),
+        case(
+            "short help page that mentions the message",
+            "https://help.example/denied",
+            "Help",
+        )
+        .md("# Why was my access denied?\n\nIf you see an access denied message, check the link.")
+        .headings(&["Why was my access denied?"]),
+        case(
+            "captcha heading that asks",
+            "https://x.example/check",
+            "Check",
+        )
+        .md("# Are you a robot?\n\nTick the box below.")
+        .headings(&["Are you a robot?"])
+        .expect(Captcha, High),
         case(
             "cookie banner: a fixed bar with no wall phrase",
             "https://news.example/a",

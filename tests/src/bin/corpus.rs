@@ -5,6 +5,10 @@
 //!   `DIR/<name>.json`.
 //! - `corpus capture-file --root DIR --path REL --out FILE`: the same for one file
 //!   (used to record the small fixtures of the protocol crate's page tests).
+//! - `corpus capture-set --root DIR --out DIR [--settle-ms N]`: the same for every
+//!   `*.html` under `root` (its labelled obstacle set: `tests/fixtures/obstacles` →
+//!   `page/tests/fixtures/obstacles`), each after `settle-ms` more milliseconds so
+//!   that overlays that appear after load are there; `DIR/<stem>.json`.
 //! - `corpus measure --captures DIR`: shape every capture with the pure page logic and
 //!   print recall, markdown bytes, elements per page.
 
@@ -46,6 +50,18 @@ enum Cmd {
         /// Output JSON file.
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Capture every `*.html` of a directory (one level, sorted).
+    CaptureSet {
+        /// Directory to serve.
+        #[arg(long)]
+        root: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Wait this long after the load event before capturing (ms).
+        #[arg(long, default_value_t = 800)]
+        settle_ms: u64,
     },
     /// Time each CDP call of extract on one corpus page.
     Time {
@@ -105,6 +121,33 @@ async fn main() -> Result<()> {
             tab.goto(&format!("{}/{path}", server.base)).await?;
             let c = capture::trimmed(capture::capture(&mut tab).await?);
             std::fs::write(&out, serde_json::to_vec(&c)?)?;
+        }
+        Cmd::CaptureSet {
+            root,
+            out,
+            settle_ms,
+        } => {
+            std::fs::create_dir_all(&out)?;
+            let mut names: Vec<String> = std::fs::read_dir(&root)?
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".html"))
+                .collect();
+            names.sort();
+            let server = StaticServer::start_dir(root).await?;
+            let browser = cdp::Browser::launch().await?;
+            for name in names {
+                let mut tab = cdp::Tab::open(&browser).await?;
+                if let Err(e) = tab.goto(&format!("{}/{name}", server.base)).await {
+                    eprintln!("{name}: load: {e}");
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(settle_ms)).await;
+                let c = capture::trimmed(capture::capture(&mut tab).await?);
+                // `x.status-403.html` → `x`: the label names the page, not its status.
+                let stem = name.trim_end_matches(".html");
+                let stem = stem.split(".status-").next().unwrap_or(stem);
+                std::fs::write(out.join(format!("{stem}.json")), serde_json::to_vec(&c)?)?;
+                let _ = tab.call("Page.close", serde_json::json!({})).await;
+            }
         }
         Cmd::Time { pages, only } => {
             let server = StaticServer::start_dir(pages).await?;
