@@ -7,7 +7,7 @@
 //!   (used to record the small fixtures of the protocol crate's page tests).
 //! - `corpus measure --captures DIR`: shape every capture with the pure page logic and
 //!   print recall, markdown bytes, elements per page.
-#![allow(clippy::print_stdout, reason = "the test tools print their reports on stdout")]
+#![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
 use std::path::PathBuf;
 
