@@ -12,6 +12,7 @@
 //! content. `$MCP_TOKENS_DUMP=<dir>` also writes each rendered page to
 //! `<dir>/<page>.txt`. Run: `cargo bench -p browser-bridge-backend --bench mcp_tokens`, or unoptimised
 //! with `cargo test -p browser-bridge-backend --bench mcp_tokens`.
+#![allow(clippy::print_stdout)] // a benchmark prints its figures
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! Chromium with the real wasm extension, paired with the real token, and a fixture
 //! page server. Used by `tests/tests/e2e/` (one binary, a module per topic), the demo and the corpus runs.
 //!
-//! # How to use (helpers D and F, read this)
+//! # How to use
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {

@@ -1,4 +1,5 @@
 //! browser-bridge test harness.
+#![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
 pub mod build;
 pub mod chromium;

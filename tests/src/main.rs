@@ -2,6 +2,7 @@
 //! backend (`backend <ws-url>`, acting as an extension) or any extension
 //! (`extension`, acting as a backend). One line per check, then `N passed, N failed`;
 //! the exit code is non-zero when any check failed.
+#![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

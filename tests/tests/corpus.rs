@@ -3,6 +3,7 @@
 //! and extracted by the wasm extension. Prints recall against Readability's
 //! `expected.html`, markdown bytes, elements and extract time per page and in total;
 //! writes each `ExtractResult` to `target/corpus-extracts/<page>.json`.
+#![allow(clippy::print_stdout)] // the corpus figures are printed for --nocapture runs
 
 use std::time::Instant;
 

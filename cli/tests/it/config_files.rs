@@ -1,4 +1,4 @@
-//! Files are private and bad config is a clear error (issue 11 §3), through the
+//! Files are private and bad config is a clear error, through the
 //! `browser-bridge` binary: the config directory is created 0700 and the token
 //! 0600; a token file others can read is narrowed to 0600 with a warning; a
 //! dangling symlink, a directory, an empty file and a short token each end `pair`

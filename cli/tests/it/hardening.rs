@@ -1,8 +1,8 @@
-//! Bad input never wedges the server (issue 11 §2), over real sockets: hostile
-//! frames decode in linear time and still name the field, a flood of silent TCP
-//! connections neither exhausts file descriptors nor locks out `/v1/status`, an
-//! extension that stops reading is dropped with every request answered once,
-//! status stays small, and untrusted text cannot forge a log line.
+//! Bad input never wedges the server (PROTOCOL.md §1, transport limits), over real
+//! sockets: hostile frames decode in linear time and still name the field, a flood
+//! of silent TCP connections neither exhausts file descriptors nor locks out
+//! `/v1/status`, an extension that stops reading is dropped with every request
+//! answered once, status stays small, and untrusted text cannot forge a log line.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -11,6 +11,7 @@
 //!   that overlays that appear after load are there; `DIR/<stem>.json`.
 //! - `corpus measure --captures DIR`: shape every capture with the pure page logic and
 //!   print recall, markdown bytes, elements per page.
+#![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
 use std::path::PathBuf;
 

@@ -1,8 +1,9 @@
-//! End-to-end: the extension survives Chrome's service-worker lifecycle (issue 11
-//! §5). The worker is stopped for real (its target closed through the browser
-//! endpoint, as Chrome stops an idle worker) while idle and while a request is in
-//! flight; a Rust panic is triggered for real through the recovery self-tests (in a
-//! task, inside a call from JS, inside an event handler).
+//! End-to-end: the extension survives Chrome's service-worker lifecycle
+//! (docs/DESIGN.md, Extension: lifecycle). The worker is stopped for real (its
+//! target closed through the browser endpoint, as Chrome stops an idle worker)
+//! while idle and while a request is in flight; a Rust panic is triggered for real
+//! through the recovery self-tests (in a task, inside a call from JS, inside an
+//! event handler).
 //!
 //! What must hold: the extension is back (`ack`) within 5 s on its own; a request
 //! sent in the gap waits for it (the backend's connect-wait) and succeeds; the one
