@@ -1,13 +1,17 @@
 //! Prints the obstacle `extract` reports for each captured page of a directory
 //! (`corpus capture --out DIR` writes one JSON of [`PageInputs`] per page):
-//! `cargo run -p browser-bridge-page --example obstacle_scan -- DIR`.
+//! `cargo run -p browser-bridge-page --example obstacle_scan -- DIR [--view]`;
+//! `--view` also prints what a person sees of each page ([`page_view`]).
 
+use browser_bridge_page::dom::Dom;
 use browser_bridge_page::uids::UidCache;
+use browser_bridge_page::view::page_view;
 use browser_bridge_page::{PageInputs, shape_extract};
 use browser_bridge_protocol::ids::TabId;
 
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: obstacle_scan DIR");
+    let show_view = std::env::args().any(|a| a == "--view");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("captures directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -31,6 +35,9 @@ fn main() {
                 );
             }
             None => println!("{name}: -"),
+        }
+        if show_view {
+            println!("  {:?}", page_view(&Dom::new(&inputs.snapshot)));
         }
     }
     println!("{flagged} of {} pages flagged", paths.len());

@@ -290,9 +290,20 @@ pub fn detect_obstacle(input: &ObstacleInput<'_>) -> Option<Obstacle> {
     .into_iter()
     .flatten()
     .fold(None, |best: Option<Obstacle>, o| match best {
-        Some(b) if b.confidence >= o.confidence => Some(b),
+        Some(b) if outranks(&b, &o) => Some(b),
         _ => Some(o),
     })
+}
+
+/// `a` wins over `b` (found later): higher confidence, or equal confidence and not
+/// a refusal against a challenge. A 403 or 429 page that asks a person to prove
+/// they are human is a captcha: solving it opens the page, which a plain refusal
+/// does not.
+fn outranks(a: &Obstacle, b: &Obstacle) -> bool {
+    a.confidence > b.confidence
+        || (a.confidence == b.confidence
+            && !(a.obstacle_type == ObstacleType::AccessDenied
+                && b.obstacle_type == ObstacleType::Captcha))
 }
 
 /// The input, lower-cased and measured once.
@@ -429,12 +440,21 @@ fn by_captcha_frame(page: &Page<'_>) -> Option<Obstacle> {
 
 /// Challenge and block titles, when the phrase is most of the title and opens or
 /// closes it (`Access denied | site`, `site – Access denied`; not `What does 403
-/// Forbidden mean?`), on a page of at most [`PHRASE_PAGE_MAX_CHARS`] (an article
-/// named after the error is long).
+/// Forbidden mean?`): `high` on a short page ([`SHORT_MARKDOWN_CHARS`]) or one
+/// that answered with an error status (4xx, 5xx), else `low` up to
+/// [`PHRASE_PAGE_MAX_CHARS`] (an encyclopedia stub named `HTTP 403` is content);
+/// nothing on longer pages.
 fn by_title(page: &Page<'_>) -> Option<Obstacle> {
     if page.content_chars > PHRASE_PAGE_MAX_CHARS {
         return None;
     }
+    let sure =
+        page.content_chars <= SHORT_MARKDOWN_CHARS || page.input.status.is_some_and(|s| s >= 400);
+    let confidence = if sure {
+        Confidence::High
+    } else {
+        Confidence::Low
+    };
     let title = page.title.as_str();
     let bare = title.trim_end_matches(['.', '!', '…', ' ']);
     let fits = |phrase: &&&str| {
@@ -445,14 +465,14 @@ fn by_title(page: &Page<'_>) -> Option<Obstacle> {
     if let Some(p) = CHALLENGE_TITLES.iter().find(fits) {
         return obstacle(
             ObstacleType::Captcha,
-            Confidence::High,
+            confidence,
             format!("the page title says \"{p}\": a human-verification challenge"),
         );
     }
     if let Some(p) = DENIAL_TITLES.iter().find(fits) {
         return obstacle(
             ObstacleType::AccessDenied,
-            Confidence::High,
+            confidence,
             format!("the page title says \"{p}\": the site refuses access"),
         );
     }

@@ -3,8 +3,7 @@
 //! from the DOMSnapshot's layout boxes and computed styles, for
 //! [`detect_obstacle`](crate::obstacle::detect_obstacle).
 
-use super::content::hides_subtree;
-use super::dom::{Dom, Kind};
+use super::dom::{Dom, Kind, Shadow};
 use crate::obstacle::PageView;
 
 /// At most this many chars of overlay text are kept (a modal's message is short;
@@ -22,6 +21,31 @@ pub const PANEL_COVER_MIN: f64 = 0.1;
 /// A fixed layer under this height (CSS px) is a bar (header, cookie strip), not a
 /// panel, whatever its width.
 pub const PANEL_MIN_HEIGHT: f64 = 150.0;
+
+/// Tags whose subtree a person never sees. Unlike the content walk, form controls
+/// and dialogs stay: a modal's password field is what makes it a login form.
+const UNSEEN_TAGS: &[&str] = &[
+    "head", "script", "style", "noscript", "template", "title", "meta", "link", "base",
+];
+
+/// The subtree of `id` is not seen: not an element or text, the browser's own
+/// controls, an unseen tag, `aria-hidden`, transparent or clipped to nothing.
+fn unseen(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    match node.kind {
+        Kind::Element => {}
+        Kind::Other => return true,
+        Kind::Document | Kind::Text => return false,
+    }
+    node.shadow == Some(Shadow::UserAgent)
+        || (UNSEEN_TAGS.contains(&node.tag.as_str()) && node.content_doc.is_none())
+        || dom
+            .attr(id, "aria-hidden")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        || node
+            .layout
+            .is_some_and(|l| l.transparent || (l.clips && l.is_tiny()))
+}
 
 /// Reads the [`PageView`] of the main document. The viewport is the document
 /// node's layout box (the layout view: the visible area, at the snapshot's scroll
@@ -41,7 +65,7 @@ pub fn page_view(dom: &Dom<'_>) -> PageView {
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         let node = &dom.nodes[id];
-        if node.doc != 0 || hides_subtree(dom, id) {
+        if node.doc != 0 || unseen(dom, id) {
             continue;
         }
         if node.kind == Kind::Element {
@@ -50,9 +74,16 @@ pub fn page_view(dom: &Dom<'_>) -> PageView {
                 view.scroll_locked = true;
             }
             if let Some(l) = layout.filter(|l| l.fixed && !l.invisible && !l.is_empty()) {
-                let cover = overlap(l.bounds, viewport) / area;
+                // A modal `<dialog>` (`showModal`: fixed, in the top layer) makes the
+                // rest of the page inert under its `::backdrop`, whatever its size.
+                let modal_dialog = node.tag == "dialog" && dom.attr(id, "open").is_some();
+                let cover = if modal_dialog {
+                    1.0
+                } else {
+                    overlap(l.bounds, viewport) / area
+                };
                 view.overlay_cover = view.overlay_cover.max(cover);
-                if cover >= PANEL_COVER_MIN && l.bounds[3] >= PANEL_MIN_HEIGHT {
+                if modal_dialog || (cover >= PANEL_COVER_MIN && l.bounds[3] >= PANEL_MIN_HEIGHT) {
                     read_panel(dom, id, &mut view);
                 }
                 continue;
@@ -83,7 +114,7 @@ fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
     let mut stack = vec![panel];
     while let Some(id) = stack.pop() {
         let node = &dom.nodes[id];
-        if hides_subtree(dom, id) || node.layout.is_some_and(|l| l.invisible) {
+        if unseen(dom, id) || node.layout.is_some_and(|l| l.invisible) {
             continue;
         }
         if node.tag == "input"
@@ -115,7 +146,7 @@ fn text_of(dom: &Dom<'_>, id: usize, max: usize) -> String {
             break;
         }
         let node = &dom.nodes[n];
-        if hides_subtree(dom, n) {
+        if unseen(dom, n) {
             continue;
         }
         if node.kind == Kind::Text {

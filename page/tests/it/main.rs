@@ -5,5 +5,6 @@
 //! Run one topic with `cargo test -p browser-bridge-page --test it -- obstacle::`.
 
 mod elements;
+mod labelled;
 mod markdown;
 mod obstacle;

@@ -244,6 +244,58 @@ async fn login_wall_flagged_and_nav_login_link_not() {
     assert!(!r["markdown"].as_str().expect("md").contains("Log in"));
 }
 
+/// The §8 inputs only the live page has, through the real extension: the main
+/// document's HTTP status (a vague page served as 403), a sign-in modal that opens
+/// after load over an article and locks scrolling, and the look-alikes that must
+/// stay clear (a signed-in settings page with a change-password form, an article
+/// quoting challenge phrases).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn obstacles_from_status_overlay_and_signed_in_signals() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open(
+            "obstacles/denied-forbidden-status-only.status-403.html",
+            None,
+        )
+        .await
+        .expect("open");
+    let r = extract(&stack, tab).await;
+    assert_eq!(r["obstacle"]["type"], "access_denied", "{r}");
+    assert_eq!(r["obstacle"]["confidence"], "high", "{r}");
+    assert!(
+        r["obstacle"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("403"),
+        "{r}"
+    );
+
+    stack
+        .open("obstacles/auth-keep-reading-delayed.html", Some(tab))
+        .await
+        .expect("open");
+    let mut r = extract(&stack, tab).await;
+    for _ in 0..30 {
+        if r.get("obstacle").is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        r = extract(&stack, tab).await;
+    }
+    assert_eq!(r["obstacle"]["type"], "auth_wall", "{r}");
+    assert_eq!(r["obstacle"]["confidence"], "medium", "{r}");
+
+    for clear in [
+        "obstacles/neg-settings-change-password.html",
+        "obstacles/neg-article-captcha-quote.html",
+        "obstacles/neg-news-header-signin-box.html",
+    ] {
+        stack.open(clear, Some(tab)).await.expect("open");
+        let r = extract(&stack, tab).await;
+        assert!(r.get("obstacle").is_none(), "{clear}: {}", r["obstacle"]);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_tools_listed_and_called() {
     let stack = Stack::start().await.expect("stack");
