@@ -3,6 +3,8 @@
 //! `cargo run -p browser-bridge-page --example obstacle_scan -- DIR [--view]`;
 //! `--view` also prints what a person sees of each page ([`page_view`]).
 
+#![allow(clippy::print_stdout)] // a scan tool prints its findings
+
 use browser_bridge_page::dom::Dom;
 use browser_bridge_page::uids::UidCache;
 use browser_bridge_page::view::page_view;

@@ -10,6 +10,7 @@
 //! is a false positive of that type. The test prints precision, recall and F1 per
 //! type and fails on any false `high` (terminal for the agent) and on any type whose
 //! recall or precision falls under its floor.
+#![allow(clippy::print_stdout)] // the scores are printed for --nocapture runs
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
