@@ -32,7 +32,7 @@ fn main() {
                 println!(
                     "{name}: {} ({}) {}",
                     o.obstacle_type.as_str(),
-                    serde_json::to_value(o.confidence).unwrap_or_default(),
+                    o.confidence.as_str(),
                     o.message
                 );
             }
