@@ -19,9 +19,11 @@ use browser_bridge_protocol::extract::{Confidence, Element, Obstacle, ObstacleTy
 pub const MARKDOWN_SCAN_CHARS: usize = 4096;
 
 /// A login form is the page (`high`) when the page has at most this many
-/// interactive elements; with more (a login page in a busy site frame) it is
-/// `medium`.
-pub const FEW_ELEMENTS: usize = 12;
+/// interactive elements besides links (fields, buttons, checkboxes: a login form
+/// with its social sign-in buttons); with more (a login form among other tools)
+/// it is `medium`. Links do not count: a site's nav and footer frame its login
+/// page too.
+pub const FEW_CONTROLS: usize = 10;
 
 /// A password field makes a login wall only when the main content (markdown,
 /// trimmed) is at most this many chars: the form dominates the page. Beside longer
@@ -100,7 +102,8 @@ pub const LOGIN_PATHS: &[&str] = &["/session/new", "/sessions/new"];
 pub const LOGIN_HOST_PREFIXES: &[&str] = &["accounts.", "login.", "signin."];
 
 /// Accessible-name words that make a textbox a password field (matched as whole
-/// words, case-insensitively: `\b(password|passcode|pwd)\b`).
+/// words, case-insensitively: `\b(password|passcode|pwd)\b`). Pages in other
+/// languages are caught by the input's type instead ([`PageView::password_inputs`]).
 pub const PASSWORD_WORDS: &[&str] = &["password", "passcode", "pwd"];
 
 /// Roles a password field can have in the accessibility tree.
@@ -197,6 +200,55 @@ pub const SETTINGS_NAV_NAMES: &[&str] = &[
     "two-factor authentication",
 ];
 
+/// Titles and headings of sign-in pages (layer 2 → `auth_wall`, `medium` on a
+/// short page): the identifier-first step of a sign-in shows no password field yet.
+pub const SIGN_IN_TITLES: &[&str] = &[
+    "sign in",
+    "sign-in",
+    "log in",
+    "log-in",
+    "login",
+    "log on",
+    "sign in to your account",
+    "log in to your account",
+    "sign in to continue",
+    "log in to continue",
+];
+
+/// Chars that set a site name off a page's name in a title.
+pub const TITLE_SEPARATORS: &[char] = &[
+    '|', '-', '\u{2013}', '\u{2014}', '\u{b7}', ':', '\u{2022}', '/',
+];
+
+/// Account actions that, with a [`READ_ON_WORDS`] phrase in a modal overlay, ask
+/// to sign in before reading on ("Create an account to read the full story").
+pub const ACCOUNT_ACTIONS: &[&str] = &[
+    "sign in",
+    "log in",
+    "login",
+    "create an account",
+    "create a free account",
+    "create your free account",
+    "register",
+    "join now",
+];
+
+/// What an overlay's account action unlocks: reading on, the rest of the page.
+pub const READ_ON_WORDS: &[&str] = &[
+    "to read",
+    "to continue",
+    "keep reading",
+    "continue reading",
+    "full story",
+    "full article",
+    "to view",
+    "to see",
+    "to access",
+    "free articles",
+    "members only",
+    "member-only",
+];
+
 /// Markdown phrases of login-required pages (→ `auth_wall`).
 pub const LOGIN_PHRASES: &[&str] = &[
     "sign in to keep reading",
@@ -243,6 +295,9 @@ pub struct PageView {
     pub overlay_text: String,
     /// A visible `<input type=password>` inside one of those layers.
     pub overlay_password: bool,
+    /// Visible `<input type=password>` in the main document (overlays included):
+    /// password fields whatever the language of their label.
+    pub password_inputs: usize,
     /// `overflow: hidden` (both axes) on `<html>` or `<body>`: the page behind
     /// cannot scroll.
     pub scroll_locked: bool,
@@ -311,7 +366,8 @@ struct Page<'a> {
     input: &'a ObstacleInput<'a>,
     url: String,
     title: String,
-    /// The scanned markdown, lower-cased, `’` as `'`.
+    /// The scanned markdown with code and blockquotes blanked ([`said`]),
+    /// lower-cased, `’` as `'`.
     markdown: String,
     /// Chars of the whole trimmed markdown.
     content_chars: usize,
@@ -324,17 +380,19 @@ struct Page<'a> {
 impl<'a> Page<'a> {
     fn new(input: &'a ObstacleInput<'a>) -> Page<'a> {
         let trimmed = input.markdown.trim();
-        let markdown = normalise(
+        let markdown = normalise(&said(
             &trimmed
                 .chars()
                 .take(MARKDOWN_SCAN_CHARS)
                 .collect::<String>(),
-        );
-        let password_fields = input
+        ));
+        let named_password_fields = input
             .elements
             .iter()
             .filter(|e| is_password_field(e))
             .count();
+        // Named ones catch design-system inputs; typed ones, labels in any language.
+        let password_fields = named_password_fields.max(input.view.password_inputs);
         let other_fields = input
             .elements
             .iter()
@@ -351,6 +409,34 @@ impl<'a> Page<'a> {
             signed_in: signed_in(input.elements),
         }
     }
+}
+
+/// The markdown the page says itself: fenced code blocks, blockquote lines and
+/// inline code spans are blanked (a thread quoting a block page's HTML or a
+/// ticket pasting an error mentions the phrase; it does not say it). Lines stay
+/// where they were.
+fn said(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let mut fenced = false;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            out.push('\n');
+            continue;
+        }
+        if !fenced && !trimmed.starts_with('>') {
+            let mut in_code = false;
+            out.extend(line.chars().filter(|&c| {
+                if c == '`' {
+                    in_code = !in_code;
+                }
+                !in_code && c != '`'
+            }));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Lower-cased, typographic apostrophes as `'`.
@@ -476,7 +562,53 @@ fn by_title(page: &Page<'_>) -> Option<Obstacle> {
             format!("the page title says \"{p}\": the site refuses access"),
         );
     }
-    None
+    by_sign_in_title(page)
+}
+
+/// A short page titled or headed as a sign-in page (`Sign in – Accounts`, an `h1`
+/// that is just "Log in"), not signed in, with at most
+/// [`LOGIN_MAX_OTHER_FIELDS`] text fields: the identifier-first step of a login
+/// (`auth_wall`, medium; with its password field the password layer says high).
+fn by_sign_in_title(page: &Page<'_>) -> Option<Obstacle> {
+    if page.content_chars > SHORT_MARKDOWN_CHARS
+        || page.signed_in.is_some()
+        || page.other_fields > LOGIN_MAX_OTHER_FIELDS
+    {
+        return None;
+    }
+    let bare = |text: &str| {
+        text.trim_end_matches(['.', '!', '…', ' ', ':'])
+            .trim()
+            .to_owned()
+    };
+    let title = bare(&page.title);
+    // The phrase is the title, or the title is the phrase and a site name set off
+    // by a separator (`Sign in – Accounts`, `Acme | Log in`; not `Login history`).
+    let fits = |phrase: &&&str| {
+        let rest = if let Some(rest) = title.strip_prefix(**phrase) {
+            rest.trim_start()
+        } else if let Some(rest) = title.strip_suffix(**phrase) {
+            rest.trim_end()
+        } else {
+            return false;
+        };
+        rest.is_empty()
+            || ((rest.starts_with(TITLE_SEPARATORS) || rest.ends_with(TITLE_SEPARATORS))
+                && rest.chars().count() <= TITLE_EXTRA_CHARS)
+    };
+    let headed = |phrase: &&&str| {
+        page.input
+            .view
+            .headings
+            .iter()
+            .any(|h| bare(&normalise(h)) == **phrase)
+    };
+    let p = SIGN_IN_TITLES.iter().find(|p| fits(p) || headed(p))?;
+    obstacle(
+        ObstacleType::AuthWall,
+        Confidence::Medium,
+        format!("a short page titled \"{p}\": a sign-in page"),
+    )
 }
 
 /// Challenge paths, then login paths and identity-provider hosts.
@@ -588,11 +720,25 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
             );
         }
     }
-    if view.overlay_password && page.signed_in.is_none() {
+    if page.signed_in.is_some() {
+        return None;
+    }
+    if view.overlay_password {
         return obstacle(
             ObstacleType::AuthWall,
             Confidence::Medium,
             format!("a modal login form covers the content {how}"),
+        );
+    }
+    let action = ACCOUNT_ACTIONS.iter().find(|a| stands_in(&text, a));
+    let read_on = READ_ON_WORDS.iter().find(|w| text.contains(**w));
+    if let (Some(a), Some(w)) = (action, read_on) {
+        return obstacle(
+            ObstacleType::AuthWall,
+            Confidence::Medium,
+            format!(
+                "a modal overlay covers the content {how}; it asks to \"{a}\" \"{w}\": a login is required"
+            ),
         );
     }
     None
@@ -602,7 +748,8 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
 /// field (two are a sign-up or reset form: password and confirmation), at most
 /// [`LOGIN_MAX_OTHER_FIELDS`] other text fields (more: sign-up, checkout), main
 /// content at most [`LOGIN_PAGE_MAX_CHARS`] (beside longer content it is a sign-in
-/// box in a header); `high` with at most [`FEW_ELEMENTS`] elements, else `medium`.
+/// box in a header); `high` with at most [`FEW_CONTROLS`] controls besides links,
+/// else `medium`.
 fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     if page.password_fields != 1
         || page.signed_in.is_some()
@@ -611,8 +758,13 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     {
         return None;
     }
-    let count = page.input.elements.len();
-    let confidence = if count <= FEW_ELEMENTS {
+    let controls = page
+        .input
+        .elements
+        .iter()
+        .filter(|e| e.role != "link")
+        .count();
+    let confidence = if controls <= FEW_CONTROLS {
         Confidence::High
     } else {
         Confidence::Medium
@@ -620,7 +772,7 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     obstacle(
         ObstacleType::AuthWall,
         confidence,
-        format!("a login form is the page: a password field among {count} interactive elements"),
+        format!("a login form is the page: a password field among {controls} controls"),
     )
 }
 
@@ -668,7 +820,11 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
             continue;
         }
         for p in phrases {
-            let in_heading = headings.iter().any(|h| stands_in(h, p));
+            // A wall's heading is its message ("Access denied", "Sorry, you have
+            // been blocked"); a headline that uses the phrase mid-sentence is not.
+            let in_heading = headings.iter().any(|h| {
+                stands_in(h, p) && h.chars().count() <= p.chars().count() + TITLE_EXTRA_CHARS
+            });
             let in_page = stands_in(&page.markdown, p);
             let in_lead = in_page && stands_in(&lead, p);
             let (confidence, where_) = if (in_heading || in_page) && short {
@@ -712,7 +868,7 @@ fn stands_in(text: &str, phrase: &str) -> bool {
         let quoted = before.is_some_and(|c| QUOTE_MARKS.contains(&c));
         let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
         let line = text[line_start..i].trim_start();
-        if quoted || line.starts_with('>') || line.contains('`') {
+        if quoted || line.starts_with('>') || line.contains('`') || inside_quotes(line) {
             return false;
         }
         let lead = text[..i].trim_end();
@@ -771,6 +927,15 @@ pub const MENTION_AFTER: &[&str] = &[
     "popup",
     "popups",
 ];
+
+/// A quotation opened in `prefix` (the line up to the phrase) and not closed:
+/// `I got “Sorry, you have been blocked …”` quotes the phrase.
+fn inside_quotes(prefix: &str) -> bool {
+    let count = |c: char| prefix.chars().filter(|&x| x == c).count();
+    count('\u{201c}') > count('\u{201d}')
+        || count('\u{ab}') > count('\u{bb}')
+        || count('"') % 2 == 1
+}
 
 /// Chars that, just before a phrase, quote it.
 const QUOTE_MARKS: &[char] = &['"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '`'];

@@ -95,6 +95,9 @@ pub fn page_view(dom: &Dom<'_>) -> PageView {
                 }
                 continue;
             }
+            if is_password_input(dom, id) {
+                view.password_inputs += 1;
+            }
         }
         stack.extend(dom.render_children(id).into_iter().rev());
     }
@@ -117,13 +120,9 @@ fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
         if unseen(dom, id) || node.layout.is_some_and(|l| l.invisible) {
             continue;
         }
-        if node.tag == "input"
-            && node.layout.is_some_and(|l| !l.is_empty())
-            && dom
-                .attr(id, "type")
-                .is_some_and(|t| t.eq_ignore_ascii_case("password"))
-        {
+        if is_password_input(dom, id) {
             view.overlay_password = true;
+            view.password_inputs += 1;
         }
         if matches!(node.tag.as_str(), "h1" | "h2") && view.headings.len() < HEADINGS_MAX {
             let text = text_of(dom, id, usize::MAX);
@@ -133,6 +132,16 @@ fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
         }
         stack.extend(dom.render_children(id));
     }
+}
+
+/// `id` is an `<input type=password>` with a box (visibility is the caller's walk).
+fn is_password_input(dom: &Dom<'_>, id: usize) -> bool {
+    let node = &dom.nodes[id];
+    node.tag == "input"
+        && node.layout.is_some_and(|l| !l.is_empty() && !l.invisible)
+        && dom
+            .attr(id, "type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
 }
 
 /// Visible text of `id`'s subtree, whitespace collapsed, lower-cased, at most

@@ -2,7 +2,7 @@
 //! the right type and confidence; look-alikes must stay clear (or at most `low`).
 
 use browser_bridge_page::obstacle::{
-    FEW_ELEMENTS, LOGIN_PAGE_MAX_CHARS, MARKDOWN_SCAN_CHARS, OVERLAY_COVER_MIN, ObstacleInput,
+    FEW_CONTROLS, LOGIN_PAGE_MAX_CHARS, MARKDOWN_SCAN_CHARS, OVERLAY_COVER_MIN, ObstacleInput,
     PHRASE_PAGE_MAX_CHARS, PageView, SETTINGS_NAV_MIN, SHORT_MARKDOWN_CHARS, detect_obstacle,
     is_captcha_frame_url, is_password_field, signed_in,
 };
@@ -103,6 +103,11 @@ fn login_form() -> Vec<Element> {
 /// `n` filler links, as on a busy page.
 fn links(n: usize) -> Vec<Element> {
     (0..n).map(|i| el("link", &format!("Story {i}"))).collect()
+}
+
+/// `n` filler buttons (sign-in providers, tools).
+fn buttons(n: usize) -> Vec<Element> {
+    (0..n).map(|i| el("button", &format!("Tool {i}"))).collect()
 }
 
 fn with(mut base: Vec<Element>, more: Vec<Element>) -> Vec<Element> {
@@ -224,7 +229,7 @@ fn cases() -> Vec<Case> {
             el("textbox", "Email or phone"),
             el("button", "Next"),
         ]))
-        .expect(AuthWall, Low),
+        .expect(AuthWall, Medium),
         case(
             "github /session/new",
             "https://git.example/session/new",
@@ -326,19 +331,26 @@ fn cases() -> Vec<Case> {
             ]))
             .expect(AuthWall, High),
         case(
-            "password field with exactly FEW_ELEMENTS elements",
+            "password field with exactly FEW_CONTROLS controls",
             "https://x.example/",
             "X",
         )
-        .els(with(login_form(), links(FEW_ELEMENTS - 5)))
+        .els(with(login_form(), buttons(FEW_CONTROLS - 4)))
         .expect(AuthWall, High),
         case(
-            "password field with FEW_ELEMENTS + 1 elements",
+            "password field with FEW_CONTROLS + 1 controls",
             "https://x.example/",
             "X",
         )
-        .els(with(login_form(), links(FEW_ELEMENTS - 4)))
+        .els(with(login_form(), buttons(FEW_CONTROLS - 3)))
         .expect(AuthWall, Medium),
+        case(
+            "login form framed by many nav and footer links",
+            "https://code.example/",
+            "Sign in to Code",
+        )
+        .els(with(login_form(), links(30)))
+        .expect(AuthWall, High),
         case(
             "sign-in modal over an article, scroll locked",
             "https://news.example/2026/story",
@@ -688,11 +700,68 @@ fn cases() -> Vec<Case> {
         ])),
         case("empty page", "about:blank", ""),
         case(
-            "sign-in title alone is not a wall",
+            "a short page titled as a sign-in page: the provider picker",
             "https://x.example/welcome",
             "Sign in – X",
         )
-        .els(numbered(vec![el("button", "Continue with Google")])),
+        .els(numbered(vec![el("button", "Continue with Google")]))
+        .expect(AuthWall, Medium),
+        case(
+            "a title that only starts with a sign-in word",
+            "https://x.example/security",
+            "Login history",
+        )
+        .md("Your recent sessions.")
+        .els(numbered(vec![el("button", "Refresh")])),
+        case(
+            "identifier-first step in another language, headed",
+            "https://sso.example/",
+            "Acme SSO",
+        )
+        .md("# Log in\n\nUse your work account.")
+        .els(numbered(vec![
+            el("textbox", "Work email"),
+            el("button", "Next"),
+        ]))
+        .expect(AuthWall, Medium)
+        .headings(&["Log in"]),
+        case(
+            "a signed-in page titled Log in activity",
+            "https://x.example/settings/log-in",
+            "Log in – Settings",
+        )
+        .md("Where you are signed in.")
+        .els(numbered(vec![el("button", "Sign out")])),
+        case(
+            "a block page quoted in a code block of a Q&A thread",
+            "https://qa.example/q/1",
+            "Requests get 403 - Q&A",
+        )
+        .md("# Requests get 403\n\nI get this back:\n\n```\nAccess Denied\nYou don't have permission to access this server.\nReference #18.2f\n```\n\nWhat header is missing?")
+        .els(links(20)),
+        case(
+            "a block banner quoted in typographic quotes in a forum reply",
+            "https://forum.example/t/9",
+            "VPN trouble",
+        )
+        .md("Same here: I got “Sorry, you have been blocked — you are unable to access example.org”. Switching the VPN exit fixed it.")
+        .els(links(20)),
+        case(
+            "a password field labelled in French is found by its type",
+            "https://sso.example/fr",
+            "Connexion",
+        )
+        .md("# Se connecter")
+        .els(numbered(vec![
+            el("textbox", "Nom d'utilisateur"),
+            el("textbox", "Mot de passe"),
+            el("button", "Se connecter"),
+        ]))
+        .view(PageView {
+            password_inputs: 1,
+            ..PageView::default()
+        })
+        .expect(AuthWall, High),
     ]
 }
 
@@ -736,6 +805,7 @@ fn modal(text: &str, scroll_locked: bool) -> PageView {
         overlay_cover: 1.0,
         overlay_text: text.into(),
         overlay_password: false,
+        password_inputs: 0,
         scroll_locked,
         headings: Vec::new(),
     }
