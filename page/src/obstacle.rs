@@ -71,6 +71,8 @@ pub const CHALLENGE_TITLES: &[&str] = &[
     "human verification",
     "checking your browser",
     "ddos-guard",
+    "安全验证",
+    "人机验证",
 ];
 
 /// Titles of block pages (layer 2 → `access_denied`, high). A bare "forbidden" is
@@ -121,6 +123,18 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
     "press & hold",
     "not a robot",
     "enter the characters you see",
+    "slide to complete the puzzle",
+    "slide to verify",
+    "drag the slider",
+    "complete the puzzle",
+    "security verification",
+    "verifica que eres humano",
+    "bestätigen sie, dass sie ein mensch sind",
+    "vérifiez que vous êtes humain",
+    "拖动滑块",
+    "完成拼图",
+    "安全验证",
+    "人机验证",
 ];
 
 /// Markdown phrases of denial and bot-block pages (→ `access_denied`).
@@ -147,6 +161,15 @@ pub const DENIAL_PHRASES: &[&str] = &[
     "too many requests",
     "temporarily blocked",
     "temporarily restricted",
+    "zugriff verweigert",
+    "nicht verfügbar in ihrem land",
+    "in ihrem land nicht verfügbar",
+    "acceso denegado",
+    "accès refusé",
+    "acesso negado",
+    "accesso negato",
+    "访问被拒绝",
+    "アクセスが拒否されました",
 ];
 
 /// Phrases that name a block's reference (`Reference ID: 18.2f…`): with a denial
@@ -176,6 +199,16 @@ pub const SIGNED_IN_NAMES: &[&str] = &[
     "user menu",
     "open user menu",
     "your account menu",
+];
+
+/// Phrases by which a page says who is signed in ("Signed in as @kim").
+pub const SIGNED_IN_PHRASES: &[&str] = &[
+    "signed in as",
+    "logged in as",
+    "you are signed in",
+    "you're signed in",
+    "you are logged in",
+    "you're logged in",
 ];
 
 /// Words that, beside "password" in a field's name, make it part of a
@@ -213,6 +246,24 @@ pub const SIGN_IN_TITLES: &[&str] = &[
     "log in to your account",
     "sign in to continue",
     "log in to continue",
+    "anmelden",
+    "einloggen",
+    "iniciar sesión",
+    "inicia sesión",
+    "connexion",
+    "se connecter",
+    "accedi",
+    "entrar",
+    "inloggen",
+    "zaloguj się",
+    "войти",
+    "вход",
+    "ログイン",
+    "サインイン",
+    "登录",
+    "登入",
+    "로그인",
+    "giriş yap",
 ];
 
 /// Chars that set a site name off a page's name in a title.
@@ -270,6 +321,24 @@ pub const LOGIN_PHRASES: &[&str] = &[
     "please sign in",
     "please log in",
     "login required",
+    "subscribe to keep reading",
+    "subscribe to continue reading",
+    "subscribe to read",
+    "subscribe to continue",
+    "this article is for subscribers",
+    "for subscribers only",
+    "subscribers only",
+    "your session has expired",
+    "your session expired",
+    "suscríbete para seguir leyendo",
+    "suscríbete para continuar leyendo",
+    "inicia sesión para continuar",
+    "jetzt weiterlesen mit",
+    "abonnieren sie, um weiterzulesen",
+    "abonnez-vous pour lire la suite",
+    "connectez-vous pour continuer",
+    "assine para continuar lendo",
+    "faça login para continuar",
 ];
 
 /// Hosts (and their subdomains) that serve challenge iframes.
@@ -298,6 +367,9 @@ pub struct PageView {
     /// Visible `<input type=password>` in the main document (overlays included):
     /// password fields whatever the language of their label.
     pub password_inputs: usize,
+    /// Those of [`Self::password_inputs`] in the site's frame (nav, aside, footer,
+    /// a page header): sign-in boxes beside the content.
+    pub chrome_password_inputs: usize,
     /// `overflow: hidden` (both axes) on `<html>` or `<body>`: the page behind
     /// cannot scroll.
     pub scroll_locked: bool,
@@ -341,6 +413,7 @@ pub fn detect_obstacle(input: &ObstacleInput<'_>) -> Option<Obstacle> {
         by_overlay(&page),
         by_password(&page),
         by_phrases(&page),
+        by_read_on_heading(&page),
     ]
     .into_iter()
     .flatten()
@@ -375,6 +448,8 @@ struct Page<'a> {
     /// Text fields that are not password fields (search boxes excluded).
     other_fields: usize,
     signed_in: Option<&'static str>,
+    /// The markdown shows a code block: documentation, a thread, a ticket.
+    code_block: bool,
 }
 
 impl<'a> Page<'a> {
@@ -398,6 +473,14 @@ impl<'a> Page<'a> {
             .iter()
             .filter(|e| e.role == "textbox" && e.visible != Some(false) && !is_password_field(e))
             .count();
+        let signed_in = signed_in(input.elements).or_else(|| {
+            let says = |text: &str| {
+                let text = normalise(text);
+                SIGNED_IN_PHRASES.iter().any(|p| text.contains(p))
+            };
+            (says(&markdown) || says(&input.view.overlay_text))
+                .then_some("the page says who is signed in")
+        });
         Page {
             input,
             url: input.url.to_lowercase(),
@@ -406,18 +489,20 @@ impl<'a> Page<'a> {
             content_chars: trimmed.chars().count(),
             password_fields,
             other_fields,
-            signed_in: signed_in(input.elements),
+            signed_in,
+            code_block: trimmed.contains("```"),
         }
     }
 }
 
-/// The markdown the page says itself: fenced code blocks, blockquote lines and
-/// inline code spans are blanked (a thread quoting a block page's HTML or a
+/// The markdown the page says itself: fenced code blocks, blockquote lines,
+/// inline code spans, table rows and list items are blanked (a thread quoting a block page's HTML or a
 /// ticket pasting an error mentions the phrase; it does not say it). Lines stay
 /// where they were.
 fn said(markdown: &str) -> String {
     let mut out = String::with_capacity(markdown.len());
     let mut fenced = false;
+    let mut in_item = false;
     for line in markdown.lines() {
         let trimmed = line.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
@@ -425,7 +510,16 @@ fn said(markdown: &str) -> String {
             out.push('\n');
             continue;
         }
-        if !fenced && !trimmed.starts_with('>') {
+        // Table rows and list items are entries of data (a log, an inbox, search
+        // results), not the page's own message.
+        let item = trimmed.starts_with("- ")
+            || trimmed.starts_with('|')
+            || trimmed
+                .split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let continued = in_item && line.starts_with(' ');
+        in_item = item || continued || (in_item && trimmed.is_empty());
+        if !fenced && !trimmed.starts_with('>') && !item && !continued {
             let mut in_code = false;
             out.extend(line.chars().filter(|&c| {
                 if c == '`' {
@@ -509,15 +603,20 @@ fn obstacle(kind: ObstacleType, confidence: Confidence, message: String) -> Opti
 }
 
 /// A challenge frame is a captcha, `high`, when it is the page (content at most
-/// [`PHRASE_PAGE_MAX_CHARS`]); beside long content it protects a form (comments,
-/// contact) and the content is readable: nothing.
+/// [`SHORT_MARKDOWN_CHARS`]); `low` on a middling page (a form guarded by a
+/// widget, a post that embeds a demo); beside long content, nothing.
 fn by_captcha_frame(page: &Page<'_>) -> Option<Obstacle> {
     if !page.input.captcha_frame || page.content_chars > PHRASE_PAGE_MAX_CHARS {
         return None;
     }
+    let confidence = if page.content_chars <= SHORT_MARKDOWN_CHARS {
+        Confidence::High
+    } else {
+        Confidence::Low
+    };
     obstacle(
         ObstacleType::Captcha,
-        Confidence::High,
+        confidence,
         "the page holds a captcha challenge frame (Turnstile, hCaptcha or reCAPTCHA): \
          a human must solve it"
             .into(),
@@ -645,6 +744,12 @@ fn by_url(page: &Page<'_>) -> Option<Obstacle> {
             "and a form with a password among other fields",
         ),
     };
+    // Documentation of a login component lives at `/components/login` too.
+    let confidence = if page.code_block {
+        Confidence::Low
+    } else {
+        confidence
+    };
     obstacle(
         ObstacleType::AuthWall,
         confidence,
@@ -652,13 +757,13 @@ fn by_url(page: &Page<'_>) -> Option<Obstacle> {
     )
 }
 
-/// The main document's HTTP status: 401 is a login wall, 403 and 429 a refusal
-/// (`high` on a short page, `medium` beside long content); 503 is a refusal only
-/// on a short page, and then `low` (maintenance pages send it too).
+/// The main document's HTTP status: 401 is a login wall, 403, 429 and 451 a
+/// refusal (`high` on a page that is not content, `medium` beside content). 503
+/// says nothing by itself: outages and maintenance pages send it too, and the
+/// challenges that send it say so in their title or text.
 fn by_status(page: &Page<'_>) -> Option<Obstacle> {
     let status = page.input.status?;
-    let short = page.content_chars <= PHRASE_PAGE_MAX_CHARS;
-    let sure = if short {
+    let sure = if page.content_chars <= PHRASE_PAGE_MAX_CHARS {
         Confidence::High
     } else {
         Confidence::Medium
@@ -679,10 +784,11 @@ fn by_status(page: &Page<'_>) -> Option<Obstacle> {
             sure,
             "the page answered HTTP 429 Too Many Requests: the site is rate-limiting".into(),
         ),
-        503 if short => obstacle(
+        451 => obstacle(
             ObstacleType::AccessDenied,
-            Confidence::Low,
-            "the page answered HTTP 503 Service Unavailable".into(),
+            sure,
+            "the page answered HTTP 451 Unavailable For Legal Reasons: blocked where you are"
+                .into(),
         ),
         _ => None,
     }
@@ -730,9 +836,7 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
             format!("a modal login form covers the content {how}"),
         );
     }
-    let action = ACCOUNT_ACTIONS.iter().find(|a| stands_in(&text, a));
-    let read_on = READ_ON_WORDS.iter().find(|w| text.contains(**w));
-    if let (Some(a), Some(w)) = (action, read_on) {
+    if let Some((a, w)) = asks_to_read_on(&text) {
         return obstacle(
             ObstacleType::AuthWall,
             Confidence::Medium,
@@ -748,10 +852,16 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
 /// field (two are a sign-up or reset form: password and confirmation), at most
 /// [`LOGIN_MAX_OTHER_FIELDS`] other text fields (more: sign-up, checkout), main
 /// content at most [`LOGIN_PAGE_MAX_CHARS`] (beside longer content it is a sign-in
-/// box in a header); `high` with at most [`FEW_CONTROLS`] controls besides links,
-/// else `medium`.
+/// box in a header), the password input not in the site's frame (a sidebar
+/// sign-in box), no code block on the page (documentation showing a form);
+/// `high` with at most [`FEW_CONTROLS`] controls besides links, else `medium`.
 fn by_password(page: &Page<'_>) -> Option<Obstacle> {
+    let view = page.input.view;
+    let beside_content =
+        view.password_inputs > 0 && view.password_inputs == view.chrome_password_inputs;
     if page.password_fields != 1
+        || beside_content
+        || page.code_block
         || page.signed_in.is_some()
         || page.other_fields > LOGIN_MAX_OTHER_FIELDS
         || page.content_chars > LOGIN_PAGE_MAX_CHARS
@@ -776,6 +886,31 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     )
 }
 
+/// The account action and what it unlocks, when `text` (lower-cased) asks to
+/// sign in or register to read on ("Create an account to read the full story").
+fn asks_to_read_on(text: &str) -> Option<(&'static str, &'static str)> {
+    let action = ACCOUNT_ACTIONS.iter().find(|a| stands_in(text, a))?;
+    let read_on = READ_ON_WORDS.iter().find(|w| text.contains(**w))?;
+    Some((action, read_on))
+}
+
+/// A heading that asks to sign in or register to read on ("Sign in to view
+/// Marta's full profile"), on a page that is not long content and not signed in:
+/// the rest is behind a login (`auth_wall`, medium).
+fn by_read_on_heading(page: &Page<'_>) -> Option<Obstacle> {
+    if page.content_chars > PHRASE_PAGE_MAX_CHARS || page.signed_in.is_some() {
+        return None;
+    }
+    page.input.view.headings.iter().find_map(|h| {
+        let (a, w) = asks_to_read_on(&normalise(h))?;
+        obstacle(
+            ObstacleType::AuthWall,
+            Confidence::Medium,
+            format!("a heading asks to \"{a}\" \"{w}\": a login is required"),
+        )
+    })
+}
+
 /// The three phrase lists, with their type and what they mean.
 fn phrase_lists() -> [(&'static [&'static str], ObstacleType, &'static str); 3] {
     [
@@ -798,7 +933,9 @@ fn phrase_lists() -> [(&'static [&'static str], ObstacleType, &'static str); 3] 
 /// ([`SHORT_MARKDOWN_CHARS`]), else medium; anywhere in a short page → high; in the
 /// first [`PHRASE_LEAD_CHARS`] of a page up to [`PHRASE_PAGE_MAX_CHARS`] → low; a
 /// denial phrase with a block reference ([`REFERENCE_PHRASES`]) on such a page →
-/// at least medium. Quoted phrases never count; longer pages say nothing.
+/// at least medium. Quoted phrases never count; longer pages say nothing. On a
+/// signed-in page only headings count; on a page with a code block
+/// (documentation, a thread) nothing is more than `low`.
 fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
     let length = page.content_chars;
     if length > PHRASE_PAGE_MAX_CHARS {
@@ -827,16 +964,27 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
             });
             let in_page = stands_in(&page.markdown, p);
             let in_lead = in_page && stands_in(&lead, p);
-            let (confidence, where_) = if (in_heading || in_page) && short {
+            // A signed-in page shows the user's own data (mail subjects, logs)
+            // where any phrase can stand; only its headings speak for the page.
+            let signed = page.signed_in.is_some();
+            let in_body = in_page && !signed;
+            let (confidence, where_) = if (in_heading || in_body) && short {
                 (Confidence::High, "on a short page")
+            } else if in_page && short {
+                (Confidence::Medium, "on a short signed-in page")
             } else if in_heading {
                 (Confidence::Medium, "in a heading")
-            } else if in_page && referenced && kind == ObstacleType::AccessDenied {
+            } else if in_body && referenced && kind == ObstacleType::AccessDenied {
                 (Confidence::Medium, "with a block reference")
-            } else if in_lead {
+            } else if in_lead && in_body {
                 (Confidence::Low, "at the top of the page")
             } else {
                 continue;
+            };
+            let confidence = if page.code_block {
+                Confidence::Low
+            } else {
+                confidence
             };
             if best.as_ref().is_none_or(|b| b.confidence < confidence) {
                 best = obstacle(
@@ -857,7 +1005,7 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
 /// not inside a question it does not open ("why was my access denied?" mentions,
 /// "are you a robot?" asks).
 fn stands_in(text: &str, phrase: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let is_word = is_word_char;
     text.match_indices(phrase).any(|(i, _)| {
         let end = i + phrase.len();
         let before = text[..i].chars().next_back();
@@ -940,6 +1088,12 @@ fn inside_quotes(prefix: &str) -> bool {
 /// Chars that, just before a phrase, quote it.
 const QUOTE_MARKS: &[char] = &['"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '`'];
 
+/// A char that continues a word. Scripts written without spaces (Han, kana,
+/// Hangul) have no word boundaries to respect, so their chars never do.
+fn is_word_char(c: char) -> bool {
+    (c.is_alphanumeric() || c == '_') && (c as u32) < 0x2E80
+}
+
 /// `(host, path)` of a lower-cased URL: no scheme, userinfo, port, query or fragment.
 fn split_url(url: &str) -> (&str, &str) {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -977,7 +1131,7 @@ fn segment_is(segment: &str, login: &str) -> bool {
 /// `\b{word}\b` on lower-cased text, with regex's Unicode notion of a word char
 /// (alphanumeric or `_`).
 fn contains_word(text: &str, word: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let is_word = is_word_char;
     text.match_indices(word).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + word.len()..].chars().next();
@@ -999,6 +1153,13 @@ mod tests {
         assert!(!contains_word("mypassword", "password"));
         assert!(!contains_word("pwd_hint", "pwd"));
         assert!(contains_word("just a moment...", "just a moment"));
+        // No spaces between words in Han, kana or Hangul: no boundaries either.
+        assert!(contains_word("请完成安全验证", "安全验证"));
+        assert!(stands_in("请完成安全验证后继续访问", "安全验证"));
+        assert!(!stands_in(
+            "the site says: access deniedness",
+            "access denied"
+        ));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! from the DOMSnapshot's layout boxes and computed styles, for
 //! [`detect_obstacle`](crate::obstacle::detect_obstacle).
 
+use super::content::is_boilerplate;
 use super::dom::{Dom, Kind, Shadow};
 use crate::obstacle::PageView;
 
@@ -97,6 +98,9 @@ pub fn page_view(dom: &Dom<'_>) -> PageView {
             }
             if is_password_input(dom, id) {
                 view.password_inputs += 1;
+                if in_site_chrome(dom, id) {
+                    view.chrome_password_inputs += 1;
+                }
             }
         }
         stack.extend(dom.render_children(id).into_iter().rev());
@@ -132,6 +136,26 @@ fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
         }
         stack.extend(dom.render_children(id));
     }
+}
+
+/// `id` sits in the site's frame: a `nav`, `aside` or `footer` (or their roles,
+/// [`is_boilerplate`]), or a `header` outside `main` and `article` — a sign-in box
+/// beside the content, not the page.
+fn in_site_chrome(dom: &Dom<'_>, id: usize) -> bool {
+    let mut header = false;
+    let mut at = dom.nodes[id].parent;
+    while let Some(p) = at {
+        if is_boilerplate(dom, p) {
+            return true;
+        }
+        match dom.nodes[p].tag.as_str() {
+            "header" => header = true,
+            "main" | "article" => return false,
+            _ => {}
+        }
+        at = dom.nodes[p].parent;
+    }
+    header
 }
 
 /// `id` is an `<input type=password>` with a box (visibility is the caller's walk).

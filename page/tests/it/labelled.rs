@@ -1,4 +1,4 @@
-//! The labelled obstacle set (PROTOCOL.md §8): 164 pages in
+//! The labelled obstacle set (PROTOCOL.md §8): 204 pages in
 //! `tests/fixtures/obstacles/*.html` (walls of each type and their look-alikes:
 //! signed-in settings, articles about logins and captchas, search pages, checkouts,
 //! sign-in boxes in headers), recorded in headless Chromium with `corpus

@@ -428,10 +428,72 @@ fn cases() -> Vec<Case> {
         .md(article(3_000, "", 0))
         .status(403)
         .expect(AccessDenied, Medium),
-        case("HTTP 503 short page", "https://x.example/", "Maintenance")
+        case("HTTP 503 maintenance page", "https://x.example/", "Maintenance")
             .md("Back soon.")
-            .status(503)
-            .expect(AccessDenied, Low),
+            .status(503),
+        case("HTTP 451 short page", "https://x.example/", "Unavailable")
+            .md("Dieser Inhalt ist leider nicht abrufbar.")
+            .status(451)
+            .expect(AccessDenied, High),
+        case(
+            "a denial phrase in a log table of a signed-in console",
+            "https://console.example/firewall",
+            "Firewall · Overview",
+        )
+        .md("# Overview\n\n| Time | Action |\n| --- | --- |\n| 14:02 | Block – Access denied |")
+        .els(numbered(vec![el("link", "Log out")])),
+        case(
+            "a denial phrase in a mail subject of an inbox",
+            "https://mail.example/inbox",
+            "Inbox (4)",
+        )
+        .md("- SharePoint\n  Access denied: you need permission to open the file\n- Hosting\n  Too many requests from your address")
+        .els(links(8)),
+        case(
+            "a re-authentication prompt on a signed-in page",
+            "https://code.example/settings",
+            "Confirm access",
+        )
+        .md("Signed in as @lwong\n\n## Confirm access")
+        .els(numbered(vec![
+            el("textbox", "Password"),
+            el("button", "Confirm"),
+        ])),
+        case(
+            "a login form demo on a component documentation page",
+            "https://design.example/components/login",
+            "Login form – Design system",
+        )
+        .md("# Login form\n\n```html\n<login-form></login-form>\n```")
+        .els(login_form())
+        .expect(AuthWall, Low),
+        case(
+            "a sign-in box in the sidebar of a short front page",
+            "https://news.example/",
+            "Town news",
+        )
+        .md("# Town news\n\nThe council met on Tuesday.")
+        .els(login_form())
+        .view(PageView {
+            password_inputs: 1,
+            chrome_password_inputs: 1,
+            ..PageView::default()
+        }),
+        case(
+            "a challenge widget embedded in a middling blog post",
+            "https://blog.example/turnstile",
+            "Trying the new widget",
+        )
+        .md(article(1_500, "", 0))
+        .frame()
+        .expect(Captcha, Low),
+        case(
+            "an inline paywall",
+            "https://news.example/2026/story",
+            "Story",
+        )
+        .md("# Story\n\nThe first paragraph of the story.\n\nSubscribe to keep reading.")
+        .expect(AuthWall, High),
         case(
             "heading phrase on a middle-length page",
             "https://x.example/doc/2",
@@ -806,6 +868,7 @@ fn modal(text: &str, scroll_locked: bool) -> PageView {
         overlay_text: text.into(),
         overlay_password: false,
         password_inputs: 0,
+        chrome_password_inputs: 0,
         scroll_locked,
         headings: Vec::new(),
     }
