@@ -266,6 +266,70 @@ pub const SIGN_IN_TITLES: &[&str] = &[
     "giriş yap",
 ];
 
+/// Words that name a login's user field ("Username", "Email address", "Customer
+/// ID"), for [`Page::asks_who`].
+pub const USER_WORDS: &[&str] = &[
+    "user",
+    "username",
+    "user name",
+    "user id",
+    "email",
+    "e-mail",
+    "login",
+    "account",
+    "phone",
+    "id",
+    "identifier",
+    "customer",
+    "member",
+    "benutzer",
+    "benutzername",
+    "usuario",
+    "correo",
+    "utilisateur",
+    "identifiant",
+    "courriel",
+    "utente",
+    "gebruikersnaam",
+    "ユーザー",
+    "メール",
+    "用户",
+    "账号",
+    "邮箱",
+    "아이디",
+    "이메일",
+];
+
+/// Words of a sign-in affordance (a "Log in" button, a "Sign in" heading), for
+/// [`Page::offers_sign_in`].
+pub const SIGN_IN_WORDS: &[&str] = &[
+    "sign in",
+    "signin",
+    "sign-in",
+    "log in",
+    "login",
+    "log-in",
+    "log on",
+    "logon",
+    "sign on",
+    "anmelden",
+    "einloggen",
+    "iniciar sesión",
+    "entrar",
+    "connexion",
+    "se connecter",
+    "accedi",
+    "inloggen",
+    "zaloguj",
+    "войти",
+    "ログイン",
+    "サインイン",
+    "登录",
+    "登入",
+    "로그인",
+    "unlock",
+];
+
 /// Chars that set a site name off a page's name in a title.
 pub const TITLE_SEPARATORS: &[char] = &[
     '|', '-', '\u{2013}', '\u{2014}', '\u{b7}', ':', '\u{2022}', '/',
@@ -328,6 +392,7 @@ pub const LOGIN_PHRASES: &[&str] = &[
     "this article is for subscribers",
     "for subscribers only",
     "subscribers only",
+    "is password protected",
     "your session has expired",
     "your session expired",
     "suscríbete para seguir leyendo",
@@ -367,6 +432,11 @@ pub struct PageView {
     /// Visible `<input type=password>` in the main document (overlays included):
     /// password fields whatever the language of their label.
     pub password_inputs: usize,
+    /// Those of [`Self::password_inputs`] with `autocomplete=new-password`: fields
+    /// that set a password rather than ask for one.
+    pub new_password_inputs: usize,
+    /// Visible `<input type=file>` in the main document.
+    pub file_inputs: usize,
     /// Those of [`Self::password_inputs`] in the site's frame (nav, aside, footer,
     /// a page header): sign-in boxes beside the content.
     pub chrome_password_inputs: usize,
@@ -533,6 +603,48 @@ fn said(markdown: &str) -> String {
     out
 }
 
+impl Page<'_> {
+    /// Words alone (title, headings, text) are not conclusive on a page whose
+    /// server answered 2xx: they say at most `medium` there. A wall is certain when
+    /// the server refused (401/403/429/451), the challenge frame is the page, or the
+    /// login form is. Unknown status leaves `confidence` as it is.
+    fn words_cap(&self, confidence: Confidence) -> Confidence {
+        match self.input.status {
+            Some(200..=299) => confidence.min(Confidence::Medium),
+            _ => confidence,
+        }
+    }
+
+    /// A text field named for a user ([`USER_WORDS`]): the form asks who you are.
+    fn asks_who(&self) -> bool {
+        self.input.elements.iter().any(|e| {
+            e.role == "textbox"
+                && !is_password_field(e)
+                && e.name.as_deref().is_some_and(|n| {
+                    let n = normalise(n);
+                    USER_WORDS.iter().any(|w| contains_word(&n, w))
+                })
+        })
+    }
+
+    /// A sign-in word ([`SIGN_IN_WORDS`]) in the title, a heading, or the name of a
+    /// button: the page offers to sign in. Links do not count: a "Log in" link
+    /// sits in the nav of every page whose visitor is signed out.
+    fn offers_sign_in(&self) -> bool {
+        let has = |text: &str| {
+            let text = normalise(text);
+            SIGN_IN_WORDS.iter().any(|w| contains_word(&text, w))
+        };
+        has(&self.title)
+            || self.input.view.headings.iter().any(|h| has(h))
+            || self
+                .input
+                .elements
+                .iter()
+                .any(|e| e.role == "button" && e.name.as_deref().is_some_and(has))
+    }
+}
+
 /// Lower-cased, typographic apostrophes as `'`.
 fn normalise(text: &str) -> String {
     text.chars()
@@ -635,18 +747,13 @@ fn by_title(page: &Page<'_>) -> Option<Obstacle> {
     }
     let sure =
         page.content_chars <= SHORT_MARKDOWN_CHARS || page.input.status.is_some_and(|s| s >= 400);
-    let confidence = if sure {
+    let confidence = page.words_cap(if sure {
         Confidence::High
     } else {
         Confidence::Low
-    };
+    });
     let title = page.title.as_str();
-    let bare = title.trim_end_matches(['.', '!', '…', ' ']);
-    let fits = |phrase: &&&str| {
-        (bare.starts_with(**phrase) || bare.ends_with(**phrase))
-            && contains_word(title, phrase)
-            && title.chars().count() <= phrase.chars().count() + TITLE_EXTRA_CHARS
-    };
+    let fits = |phrase: &&&str| title_is(title, phrase);
     if let Some(p) = CHALLENGE_TITLES.iter().find(fits) {
         return obstacle(
             ObstacleType::Captcha,
@@ -662,6 +769,26 @@ fn by_title(page: &Page<'_>) -> Option<Obstacle> {
         );
     }
     by_sign_in_title(page)
+}
+
+/// `title` (lower-cased) is `phrase`, or `phrase` and a site name set off by a
+/// separator (`Access denied | example.com`, `Attention Required! | Cloudflare`,
+/// `Sorry, you have been blocked`); not `Access Denied (band) – Tour dates` nor
+/// `Login history`.
+fn title_is(title: &str, phrase: &str) -> bool {
+    let title = title.trim_end_matches(['.', '!', '…', ' ', ':']).trim();
+    if let Some(rest) = title.strip_prefix(phrase) {
+        let rest = rest.trim_start_matches(['!', '.', '…', ' ']);
+        rest.is_empty()
+            || (rest.starts_with(TITLE_SEPARATORS) && rest.chars().count() <= TITLE_EXTRA_CHARS)
+    } else if let Some(rest) = title.strip_suffix(phrase) {
+        let rest = rest.trim_end();
+        rest.is_empty()
+            || ((rest.ends_with(TITLE_SEPARATORS) || rest.ends_with(','))
+                && rest.chars().count() <= TITLE_EXTRA_CHARS)
+    } else {
+        false
+    }
 }
 
 /// A short page titled or headed as a sign-in page (`Sign in – Accounts`, an `h1`
@@ -680,21 +807,7 @@ fn by_sign_in_title(page: &Page<'_>) -> Option<Obstacle> {
             .trim()
             .to_owned()
     };
-    let title = bare(&page.title);
-    // The phrase is the title, or the title is the phrase and a site name set off
-    // by a separator (`Sign in – Accounts`, `Acme | Log in`; not `Login history`).
-    let fits = |phrase: &&&str| {
-        let rest = if let Some(rest) = title.strip_prefix(**phrase) {
-            rest.trim_start()
-        } else if let Some(rest) = title.strip_suffix(**phrase) {
-            rest.trim_end()
-        } else {
-            return false;
-        };
-        rest.is_empty()
-            || ((rest.starts_with(TITLE_SEPARATORS) || rest.ends_with(TITLE_SEPARATORS))
-                && rest.chars().count() <= TITLE_EXTRA_CHARS)
-    };
+    let fits = |phrase: &&&str| title_is(&page.title, phrase);
     let headed = |phrase: &&&str| {
         page.input
             .view
@@ -829,7 +942,9 @@ fn by_overlay(page: &Page<'_>) -> Option<Obstacle> {
     if page.signed_in.is_some() {
         return None;
     }
-    if view.overlay_password {
+    // One password field to fill in, not set: a login (two are "protect this
+    // document" or a sign-up).
+    if view.overlay_password && view.password_inputs == 1 && view.new_password_inputs == 0 {
         return obstacle(
             ObstacleType::AuthWall,
             Confidence::Medium,
@@ -859,8 +974,19 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     let view = page.input.view;
     let beside_content =
         view.password_inputs > 0 && view.password_inputs == view.chrome_password_inputs;
+    // `autocomplete=new-password` sets a password (sign-up, reset, a Wi-Fi key);
+    // a file picker beside it unlocks a file.
+    let sets_password =
+        view.password_inputs > 0 && view.new_password_inputs == view.password_inputs;
+    let tool = page.input.elements.iter().any(|e| {
+        e.name
+            .as_deref()
+            .is_some_and(|n| n.to_lowercase().contains("choose file"))
+    }) || view.file_inputs > 0;
     if page.password_fields != 1
         || beside_content
+        || sets_password
+        || tool
         || page.code_block
         || page.signed_in.is_some()
         || page.other_fields > LOGIN_MAX_OTHER_FIELDS
@@ -874,10 +1000,14 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
         .iter()
         .filter(|e| e.role != "link")
         .count();
-    let confidence = if controls <= FEW_CONTROLS {
-        Confidence::High
-    } else {
-        Confidence::Medium
+    // A login form asks who you are (a user field) or says it signs you in (its
+    // button, heading or title); a password field that does neither is a setting
+    // (a strength checker, a router's Wi-Fi key beside its network name).
+    let login = page.asks_who() || page.offers_sign_in();
+    let confidence = match (login, controls <= FEW_CONTROLS) {
+        (false, _) => Confidence::Low,
+        (true, true) => Confidence::High,
+        (true, false) => Confidence::Medium,
     };
     obstacle(
         ObstacleType::AuthWall,
@@ -971,7 +1101,7 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
             let (confidence, where_) = if (in_heading || in_body) && short {
                 (Confidence::High, "on a short page")
             } else if in_page && short {
-                (Confidence::Medium, "on a short signed-in page")
+                (Confidence::Low, "on a short signed-in page")
             } else if in_heading {
                 (Confidence::Medium, "in a heading")
             } else if in_body && referenced && kind == ObstacleType::AccessDenied {
@@ -981,10 +1111,14 @@ fn by_phrases(page: &Page<'_>) -> Option<Obstacle> {
             } else {
                 continue;
             };
-            let confidence = if page.code_block {
+            // Documentation and threads show code; a challenge phrase next to a
+            // form of several fields guards that form (a contact page).
+            let guards_form =
+                kind == ObstacleType::Captcha && page.other_fields > LOGIN_MAX_OTHER_FIELDS - 1;
+            let confidence = if page.code_block || guards_form {
                 Confidence::Low
             } else {
-                confidence
+                page.words_cap(confidence)
             };
             if best.as_ref().is_none_or(|b| b.confidence < confidence) {
                 best = obstacle(

@@ -97,10 +97,13 @@ pub fn page_view(dom: &Dom<'_>) -> PageView {
                 continue;
             }
             if is_password_input(dom, id) {
-                view.password_inputs += 1;
+                count_password_input(dom, id, &mut view);
                 if in_site_chrome(dom, id) {
                     view.chrome_password_inputs += 1;
                 }
+            }
+            if is_input_of_type(dom, id, "file") {
+                view.file_inputs += 1;
             }
         }
         stack.extend(dom.render_children(id).into_iter().rev());
@@ -126,7 +129,7 @@ fn read_panel(dom: &Dom<'_>, panel: usize, view: &mut PageView) {
         }
         if is_password_input(dom, id) {
             view.overlay_password = true;
-            view.password_inputs += 1;
+            count_password_input(dom, id, view);
         }
         if matches!(node.tag.as_str(), "h1" | "h2") && view.headings.len() < HEADINGS_MAX {
             let text = text_of(dom, id, usize::MAX);
@@ -160,12 +163,28 @@ fn in_site_chrome(dom: &Dom<'_>, id: usize) -> bool {
 
 /// `id` is an `<input type=password>` with a box (visibility is the caller's walk).
 fn is_password_input(dom: &Dom<'_>, id: usize) -> bool {
+    is_input_of_type(dom, id, "password")
+}
+
+/// `id` is an `<input type=…>` of `kind` with a box.
+fn is_input_of_type(dom: &Dom<'_>, id: usize, kind: &str) -> bool {
     let node = &dom.nodes[id];
     node.tag == "input"
         && node.layout.is_some_and(|l| !l.is_empty() && !l.invisible)
         && dom
             .attr(id, "type")
-            .is_some_and(|t| t.eq_ignore_ascii_case("password"))
+            .is_some_and(|t| t.eq_ignore_ascii_case(kind))
+}
+
+/// Counts a visible password input, and whether it sets a new password.
+fn count_password_input(dom: &Dom<'_>, id: usize, view: &mut PageView) {
+    view.password_inputs += 1;
+    if dom
+        .attr(id, "autocomplete")
+        .is_some_and(|a| a.to_ascii_lowercase().contains("new-password"))
+    {
+        view.new_password_inputs += 1;
+    }
 }
 
 /// Visible text of `id`'s subtree, whitespace collapsed, lower-cased, at most

@@ -1,4 +1,4 @@
-//! The labelled obstacle set (PROTOCOL.md §8): 204 pages in
+//! The labelled obstacle set (PROTOCOL.md §8): 244 pages in
 //! `tests/fixtures/obstacles/*.html` (walls of each type and their look-alikes:
 //! signed-in settings, articles about logins and captchas, search pages, checkouts,
 //! sign-in boxes in headers), recorded in headless Chromium with `corpus
@@ -6,10 +6,11 @@
 //! `labels.tsv` (page, type or `none`, least confidence, what it stands for).
 //!
 //! A wall is found when the detector names its type at least at its labelled
-//! confidence; an obstacle of a type on a page not labelled with it (at any level)
-//! is a false positive of that type. The test prints precision, recall and F1 per
-//! type and fails on any false `high` (terminal for the agent) and on any type whose
-//! recall or precision falls under its floor.
+//! confidence; an obstacle of a type on a page not labelled with it is a false
+//! positive of that type. The test prints, per type, precision at any level and at
+//! `medium` or more (the levels an agent acts on; `low` is a hint), recall and F1,
+//! and fails on any false `high` (terminal for the agent) and on any type whose
+//! recall or precision at `medium` or more falls under its floor.
 #![allow(clippy::print_stdout)] // the scores are printed for --nocapture runs
 
 use std::collections::BTreeMap;
@@ -19,8 +20,9 @@ use browser_bridge_page::{PageInputs, UidCache, shape_extract};
 use browser_bridge_protocol::TabId;
 use browser_bridge_protocol::extract::{Confidence, Obstacle, ObstacleType};
 
-/// Floors under which a type's recall or precision fails the test: a little below
-/// what the detector reaches today, so that a regression shows.
+/// Floors under which a type's recall or precision (at `medium` or more) fails
+/// the test: a little below what the detector reaches today, so that a regression
+/// shows.
 const RECALL_FLOOR: f64 = 0.9;
 const PRECISION_FLOOR: f64 = 0.9;
 
@@ -76,7 +78,10 @@ fn verdict(page: &str) -> Option<Obstacle> {
 struct Counts {
     pages: usize,
     found: usize,
+    /// False positives at any level.
     false_positives: usize,
+    /// False positives at `medium` or `high`.
+    false_acted: usize,
 }
 
 impl Counts {
@@ -86,8 +91,11 @@ impl Counts {
     fn precision(&self) -> f64 {
         ratio(self.found, self.found + self.false_positives)
     }
+    fn precision_acted(&self) -> f64 {
+        ratio(self.found, self.found + self.false_acted)
+    }
     fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
+        let (p, r) = (self.precision_acted(), self.recall());
         if p + r == 0.0 {
             0.0
         } else {
@@ -147,10 +155,11 @@ fn labelled_set_has_no_false_high_and_keeps_its_scores() {
         if let Some(o) = &got {
             let wrong_type = label.kind.is_none_or(|(k, _)| k != o.obstacle_type);
             if wrong_type {
-                counts
-                    .entry(o.obstacle_type.as_str())
-                    .or_default()
-                    .false_positives += 1;
+                let c = counts.entry(o.obstacle_type.as_str()).or_default();
+                c.false_positives += 1;
+                if o.confidence >= Confidence::Medium {
+                    c.false_acted += 1;
+                }
                 false_positives.push(format!("{} ({}): {}", label.page, label.what, show(&got)));
                 if o.confidence == Confidence::High {
                     false_high.push(format!("{} ({}): {}", label.page, label.what, show(&got)));
@@ -159,21 +168,25 @@ fn labelled_set_has_no_false_high_and_keeps_its_scores() {
         }
     }
 
-    println!("type           pages  found  false+  precision  recall  F1");
+    println!(
+        "type           pages  found  false+ (≥medium)  precision (≥medium)  recall  F1 (≥medium)"
+    );
     let mut under = Vec::new();
     for kind in TYPES {
         let c = counts.entry(kind.as_str()).or_default();
         println!(
-            "{:<14} {:>5}  {:>5}  {:>6}  {:>9.3}  {:>6.3}  {:.3}",
+            "{:<14} {:>5}  {:>5}  {:>6} ({:>2})       {:>9.3} ({:.3})      {:>6.3}  {:.3}",
             kind.as_str(),
             c.pages,
             c.found,
             c.false_positives,
+            c.false_acted,
             c.precision(),
+            c.precision_acted(),
             c.recall(),
             c.f1()
         );
-        if c.recall() < RECALL_FLOOR || c.precision() < PRECISION_FLOOR {
+        if c.recall() < RECALL_FLOOR || c.precision_acted() < PRECISION_FLOOR {
             under.push(kind.as_str());
         }
     }

@@ -327,9 +327,67 @@ fn cases() -> Vec<Case> {
         case("passcode field", "https://bank.example/", "Bank")
             .els(numbered(vec![
                 el("textbox", "Passcode"),
-                el("button", "Unlock"),
+                el("button", "Log on"),
             ]))
             .expect(AuthWall, High),
+        case(
+            "a lone password field that signs nobody in: a router's Wi-Fi key",
+            "http://192.168.1.1/wireless",
+            "Wireless settings",
+        )
+        .md("# Wireless settings\n\nNetwork key for HOME-5G.")
+        .els(numbered(vec![
+            el("textbox", "Password"),
+            el("button", "Save"),
+        ]))
+        .expect(AuthWall, Low),
+        case(
+            "a password to set, not to enter (autocomplete=new-password)",
+            "https://x.example/signup/2",
+            "Create your account",
+        )
+        .md("# Set a password")
+        .els(numbered(vec![
+            el("textbox", "Password"),
+            el("button", "Continue"),
+        ]))
+        .view(PageView {
+            password_inputs: 1,
+            new_password_inputs: 1,
+            ..PageView::default()
+        }),
+        case(
+            "a password beside a file picker: an unlock tool",
+            "https://tools.example/unzip",
+            "Unlock a ZIP file",
+        )
+        .md("# Unlock a ZIP file")
+        .els(numbered(vec![
+            el("button", "Choose File"),
+            el("textbox", "Password"),
+            el("button", "Log in"),
+        ]))
+        .view(PageView {
+            password_inputs: 1,
+            file_inputs: 1,
+            ..PageView::default()
+        }),
+        case(
+            "a band named after an error, in the title",
+            "https://music.example/access-denied",
+            "Access Denied (band) – Tour dates",
+        )
+        .md("# Access Denied\n\nTour dates for spring.")
+        .status(200)
+        .expect(AccessDenied, Medium),
+        case(
+            "words alone on a page that answered 200 are not conclusive",
+            "https://x.example/",
+            "Error",
+        )
+        .md("You have been blocked.")
+        .status(200)
+        .expect(AccessDenied, Medium),
         case(
             "password field with exactly FEW_CONTROLS controls",
             "https://x.example/",
@@ -375,6 +433,7 @@ fn cases() -> Vec<Case> {
         .els(with(login_form(), links(30)))
         .view(PageView {
             overlay_password: true,
+            password_inputs: 1,
             ..modal("welcome back", false)
         })
         .expect(AuthWall, Medium),
@@ -869,6 +928,8 @@ fn modal(text: &str, scroll_locked: bool) -> PageView {
         overlay_password: false,
         password_inputs: 0,
         chrome_password_inputs: 0,
+        new_password_inputs: 0,
+        file_inputs: 0,
         scroll_locked,
         headings: Vec::new(),
     }
