@@ -222,11 +222,7 @@ mod tests {
         assert_eq!(stale.terminal, None);
         assert_eq!(stale.outcome, "element_stale");
         let navigated = of_result(
-            &ActionResult::Navigate(PageResult {
-                tab_id: TabId(1),
-                url: "http://x/claim/".into(),
-                title: "File a claim".into(),
-            }),
+            &ActionResult::Navigate(PageResult::new(TabId(1), "http://x/claim/", "File a claim")),
             false,
         );
         assert_eq!(navigated.outcome, "http://x/claim/ File a claim");

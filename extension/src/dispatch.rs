@@ -7,6 +7,8 @@
 //! (`request.timeoutMs`) and against the end of its session. Whatever happens, one
 //! `response` goes to the outbox.
 
+use browser_bridge_cdp::page::HandleJavaScriptDialog;
+use browser_bridge_protocol::result::{DialogInfo, DialogType, PageResult};
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
 };
@@ -16,6 +18,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::actions;
 use crate::app::App;
+use crate::cdp;
 use crate::core::messages::{quote, with_article};
 use crate::core::tabs::{Resolved, resolve_tab};
 use crate::sessions::end::crashed_error;
@@ -75,6 +78,10 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
+    let dismissed = match action {
+        Action::Navigate(_) => dismiss_alert(app, tab).await,
+        _ => None,
+    };
     if !matches!(action, Action::HandleDialog(_))
         && let Some(Some(dialog)) = sessions.with(tab, |s| s.dialog.clone())
     {
@@ -91,11 +98,38 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     }
     sessions.with(tab, |s| s.action_count += 1);
     let cancelled = sessions.register_inflight(tab);
-    match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
+    let outcome = match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right((Ok(error), _)) => Err(error),
         Either::Right((Err(_), _)) => Err(BridgeError::internal("in-flight registration dropped")),
+    };
+    match outcome {
+        Ok(ActionResult::Navigate(page)) if dismissed.is_some() => {
+            Ok(ActionResult::Navigate(PageResult {
+                dismissed_dialog: dismissed,
+                ..page
+            }))
+        }
+        other => other,
     }
+}
+
+/// Before a `navigate`: accepts the tab's open `alert`, if that is its dialog (an
+/// alert asks nothing, so leaving the page answers it; §5 "Loads and dialogs").
+/// A confirm, prompt or beforeunload stays open and refuses the navigation.
+async fn dismiss_alert(app: &App, tab: TabId) -> Option<DialogInfo> {
+    let dialog = app.sessions.with(tab, |s| s.dialog.clone()).flatten()?;
+    if dialog.dialog_type != DialogType::Alert {
+        return None;
+    }
+    let accept = HandleJavaScriptDialog {
+        accept: true,
+        prompt_text: None,
+    };
+    // An error means the alert is already gone: either way it is no longer open.
+    let _ = cdp::send(tab, &accept).await;
+    app.sessions.with(tab, |s| s.dialog = None);
+    Some(dialog)
 }
 
 /// The tab the action runs on ([`resolve_tab`]); `navigate` with no session

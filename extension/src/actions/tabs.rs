@@ -1,5 +1,6 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
+use browser_bridge_cdp::page::JavascriptDialogOpening;
 use browser_bridge_protocol::action::OpenTab;
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
@@ -10,6 +11,7 @@ use crate::actions::navigation;
 use crate::app::App;
 use crate::chrome;
 use crate::sessions::attach::no_tab;
+use crate::sessions::dialogs::dialog_info;
 
 /// Opens an `about:blank` tab in the agent window (created on demand, unfocused and
 /// minimized, reused afterwards) and returns its id.
@@ -79,8 +81,17 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
     // waiting for a load event that never comes (dispatch only watches requests
     // that name their tab; open_tab's tab is new).
     let ended = sessions.register_inflight(tab);
-    let page = match select(Box::pin(navigation::load(app, tab, &url)), ended).await {
-        Either::Left((page, _)) => page?,
+    // A dialog of the loading page ends the wait (§5 "Loads and dialogs").
+    let opened = app.events.wait::<JavascriptDialogOpening>(tab);
+    let load = select(Box::pin(navigation::load(app, tab, &url)), opened);
+    let page = match select(load, ended).await {
+        Either::Left((Either::Left((page, _)), _)) => page?,
+        Either::Left((Either::Right((Ok(opening), _)), _)) => {
+            navigation::page_under_dialog(app, tab, dialog_info(&opening)).await
+        }
+        Either::Left((Either::Right((Err(_), _)), _)) => {
+            return Err(BridgeError::internal("dialog waiter dropped"));
+        }
         Either::Right((Ok(error), _)) => return Err(error),
         Either::Right((Err(_), _)) => {
             return Err(BridgeError::internal("in-flight registration dropped"));
@@ -95,6 +106,8 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
         window_id: WindowId(window_id),
         url: page.url,
         title: page.title,
+        load_pending: page.load_pending,
+        dialog: page.dialog,
     }))
 }
 
