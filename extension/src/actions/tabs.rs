@@ -1,6 +1,6 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
-use browser_bridge_cdp::page::JavascriptDialogOpening;
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
 use browser_bridge_protocol::action::OpenTab;
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::actions::navigation;
 use crate::app::App;
 use crate::chrome;
+use crate::core::messages::quote;
 use crate::sessions::attach::no_tab;
 use crate::sessions::dialogs::dialog_info;
 
@@ -111,10 +112,13 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
     }))
 }
 
-/// `close_tab`: ends the session (`stopped`, §10) and closes the tab.
+/// `close_tab`: closes the tab and ends its session (`stopped`, §10). A
+/// `beforeunload` prompt answers `invalid_action` at once; the tab then closes
+/// when `handle_dialog` accepts the prompt.
 ///
 /// # Errors
-/// `session_not_found` when the tab does not exist, `domain_blocked` when the tab
+/// `session_not_found` when the tab does not exist, `invalid_action` for a
+/// `beforeunload` prompt, `domain_blocked` when the tab
 /// shows (or is loading) a blocked domain — the agent may not act on such a tab,
 /// not even to close it (§10).
 pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeError> {
@@ -125,8 +129,34 @@ pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeErro
     {
         app.sessions.check_blocklist(url, Some(tab))?;
     }
-    app.sessions.end(tab, SessionEndReason::Stopped, false);
-    chrome::tabs_remove(tab.0).await.map_err(|_| no_tab(tab))?;
+    if app.sessions.has(tab) {
+        // The page's beforeunload prompt holds tabs.remove until it is answered:
+        // report it (§5 "Loads and dialogs") with the debugger still attached, so
+        // that handle_dialog can answer it.
+        let opened = app.events.wait_where(tab, |d: &JavascriptDialogOpening| {
+            d.kind == CdpDialog::Beforeunload
+        });
+        app.sessions.with(tab, |s| s.closing = true);
+        match select(Box::pin(chrome::tabs_remove(tab.0)), opened).await {
+            Either::Left((removed, _)) => {
+                removed.map_err(|_| no_tab(tab))?;
+            }
+            Either::Right((Ok(opening), _)) => {
+                return Err(BridgeError::invalid_action(format!(
+                    "tab {tab} asks before it closes (a beforeunload dialog, {}): \
+                     handle_dialog with accept true closes it, accept false keeps it",
+                    quote(&opening.message)
+                )));
+            }
+            Either::Right((Err(_), _)) => {
+                return Err(BridgeError::internal("dialog waiter dropped"));
+            }
+        }
+        // Usually already ended by the removal (tabs.onRemoved).
+        app.sessions.end(tab, SessionEndReason::Stopped, false);
+    } else {
+        chrome::tabs_remove(tab.0).await.map_err(|_| no_tab(tab))?;
+    }
     Ok(ActionResult::CloseTab(TabResult { tab_id: tab }))
 }
 

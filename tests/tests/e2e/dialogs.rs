@@ -320,4 +320,53 @@ async fn beforeunload_is_reported_on_navigate_reload_and_close_tab() {
         .await
         .expect("leave");
     until(&stack, tab, "return document.title === 'Second fixture'").await;
+
+    // close_tab: reported at once; dismissed, the tab stays; accepted, it closes
+    // and the session ends as stopped (the agent closed it).
+    stack
+        .open("dialogs/beforeunload.html", Some(tab))
+        .await
+        .expect("back to the draft");
+    dirty(&stack, tab).await;
+    let e = prompt_act(&stack, json!({ "action": "close_tab", "tabId": tab }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "invalid_action", "{e}");
+    assert!(e.message.contains("beforeunload"), "{e}");
+    stack
+        .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": false }))
+        .await
+        .expect("keep the tab");
+    assert_eq!(
+        stack.eval(tab, "return window.__dirty").await.unwrap(),
+        true
+    );
+    let e = prompt_act(&stack, json!({ "action": "close_tab", "tabId": tab }))
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("beforeunload"), "{e}");
+    let handled = stack
+        .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
+        .await
+        .expect("close the tab");
+    assert_eq!(handled["dialogType"], "beforeunload");
+    let ended = stack
+        .wait_event(Duration::from_secs(5), |e| {
+            e["event"] == "session_ended" && e["tabId"] == tab
+        })
+        .await
+        .expect("session_ended");
+    assert_eq!(ended["reason"], "stopped", "{ended}");
+    let tabs = stack
+        .act(json!({ "action": "list_tabs" }))
+        .await
+        .expect("list_tabs");
+    assert!(
+        !tabs["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["tabId"] == tab),
+        "{tabs}"
+    );
 }
