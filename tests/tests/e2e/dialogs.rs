@@ -370,3 +370,44 @@ async fn beforeunload_is_reported_on_navigate_reload_and_close_tab() {
         "{tabs}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_from_a_page_handler_ends_type_hover_and_select_option_at_once() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("dialogs/input-dialog.html", None)
+        .await
+        .expect("navigate");
+    let cases = [
+        (
+            json!({ "action": "type", "tabId": tab, "selector": "#coupon", "text": "SAVE10" }),
+            "Coupons cannot be combined.",
+        ),
+        (
+            json!({ "action": "hover", "tabId": tab, "selector": "#help" }),
+            "Call us on 555-0100.",
+        ),
+        (
+            json!({ "action": "select_option", "tabId": tab, "selector": "#plan", "values": ["pro"] }),
+            "Switch to the pro plan?",
+        ),
+    ];
+    for (action, message) in cases {
+        let name = action["action"].clone();
+        let e = prompt_act(&stack, action).await.unwrap_err();
+        assert_eq!(e.code, "invalid_action", "{name}: {e}");
+        assert!(
+            e.message.contains(message) && e.message.contains("handle_dialog"),
+            "{name}: {e}"
+        );
+        let handled = stack
+            .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
+            .await
+            .expect("handle_dialog");
+        assert_eq!(handled["message"], message, "{name}");
+    }
+    assert_eq!(
+        stack.eval(tab, "return window.__confirmed").await.unwrap(),
+        true
+    );
+}
