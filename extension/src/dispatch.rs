@@ -7,7 +7,6 @@
 //! (`request.timeoutMs`) and against the end of its session. Whatever happens, one
 //! `response` goes to the outbox.
 
-use browser_bridge_cdp::page::HandleJavaScriptDialog;
 use browser_bridge_protocol::result::{DialogInfo, DialogType, PageResult};
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
@@ -18,7 +17,6 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::actions;
 use crate::app::App;
-use crate::cdp;
 use crate::core::messages::{quote, with_article};
 use crate::core::tabs::{Resolved, resolve_tab};
 use crate::sessions::end::crashed_error;
@@ -67,7 +65,7 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     match action {
         Action::ListTabs(_) => return actions::tabs::list_tabs(app).await,
         Action::OpenTab(p) => return actions::tabs::open_tab(app, p).await,
-        Action::CloseTab(p) => return actions::tabs::close_tab(app, p.tab_id).await,
+        Action::CloseTab(p) => return actions::tabs::close_tab(app, p).await,
         _ => {}
     }
     let tab = tab_for(app, &action).await?;
@@ -122,13 +120,7 @@ async fn dismiss_alert(app: &App, tab: TabId) -> Option<DialogInfo> {
     if dialog.dialog_type != DialogType::Alert {
         return None;
     }
-    let accept = HandleJavaScriptDialog {
-        accept: true,
-        prompt_text: None,
-    };
-    // An error means the alert is already gone: either way it is no longer open.
-    let _ = cdp::send(tab, &accept).await;
-    app.sessions.with(tab, |s| s.dialog = None);
+    app.sessions.accept_dialog(tab).await;
     Some(dialog)
 }
 

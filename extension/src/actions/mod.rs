@@ -11,7 +11,8 @@ pub mod navigation;
 pub mod page;
 pub mod tabs;
 
-use browser_bridge_cdp::page::JavascriptDialogOpening;
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
+use browser_bridge_protocol::action::BeforeUnload;
 use browser_bridge_protocol::result::{DialogInfo, PageResult};
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, TabId};
 use futures::future::{Either, select};
@@ -24,7 +25,9 @@ use navigation::Go;
 /// Runs `action` on `tab`. A dialog that opens before it finishes ends it at
 /// once (`Page.javascriptDialogOpening`; CDP calls into the page block under
 /// it): a navigation answers its [`PageResult`] with `dialog` and
-/// `loadPending`, any other action `invalid_action` naming the dialog. Not for
+/// `loadPending`, any other action `invalid_action` naming the dialog; a
+/// `beforeunload` prompt is accepted instead when the action asks for it
+/// (`beforeUnload: "accept"`). Not for
 /// `evaluate` (its dialogs are answered at once, §7), `click` and `press_key`
 /// (they report the dialog as a side effect, [`effects`]) or `handle_dialog`.
 ///
@@ -37,8 +40,12 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
     ) {
         return run_action(app, tab, action).await;
     }
-    let opened = app.events.wait::<JavascriptDialogOpening>(tab);
     let name = action.name();
+    let before_unload = match &action {
+        Action::Navigate(p) => p.before_unload,
+        Action::Reload(p) => p.before_unload,
+        _ => None,
+    };
     let wrap: Option<fn(PageResult) -> ActionResult> = match action {
         Action::Navigate(_) => Some(ActionResult::Navigate),
         Action::GoBack(_) => Some(ActionResult::GoBack),
@@ -46,11 +53,25 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
         Action::Reload(_) => Some(ActionResult::Reload),
         _ => None,
     };
-    let dialog = match select(Box::pin(run_action(app, tab, action)), opened).await {
-        Either::Left((outcome, _)) => return outcome,
-        Either::Right((Ok(opening), _)) => dialog_info(&opening),
-        Either::Right((Err(_), _)) => {
-            return Err(BridgeError::internal("dialog waiter dropped"));
+    let mut work = Box::pin(run_action(app, tab, action));
+    let dialog = loop {
+        let opened = app.events.wait::<JavascriptDialogOpening>(tab);
+        match select(work, opened).await {
+            Either::Left((outcome, _)) => return outcome,
+            Either::Right((Ok(opening), rest)) => {
+                if opening.kind == CdpDialog::Beforeunload
+                    && before_unload == Some(BeforeUnload::Accept)
+                {
+                    // Asked for: leave the page, and go on waiting for the load.
+                    app.sessions.accept_dialog(tab).await;
+                    work = rest;
+                    continue;
+                }
+                break dialog_info(&opening);
+            }
+            Either::Right((Err(_), _)) => {
+                return Err(BridgeError::internal("dialog waiter dropped"));
+            }
         }
     };
     match wrap {

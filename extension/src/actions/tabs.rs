@@ -1,7 +1,7 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
 use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
-use browser_bridge_protocol::action::OpenTab;
+use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
 use futures::future::{Either, select};
@@ -113,15 +113,17 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
 }
 
 /// `close_tab`: closes the tab and ends its session (`stopped`, §10). A
-/// `beforeunload` prompt answers `invalid_action` at once; the tab then closes
-/// when `handle_dialog` accepts the prompt.
+/// `beforeunload` prompt answers `invalid_action` at once (the tab then closes
+/// when `handle_dialog` accepts it), or with `beforeUnload: "accept"` is accepted.
 ///
 /// # Errors
 /// `session_not_found` when the tab does not exist, `invalid_action` for a
 /// `beforeunload` prompt, `domain_blocked` when the tab
 /// shows (or is loading) a blocked domain — the agent may not act on such a tab,
 /// not even to close it (§10).
-pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeError> {
+pub async fn close_tab(app: &App, p: CloseTab) -> Result<ActionResult, BridgeError> {
+    let tab = p.tab_id;
+    let accept = p.before_unload == Some(BeforeUnload::Accept);
     let info = chrome::tabs_get(tab.0).await.map_err(|_| no_tab(tab))?;
     for url in [Some(&info.url), info.pending_url.as_ref()]
         .into_iter()
@@ -137,9 +139,14 @@ pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeErro
             d.kind == CdpDialog::Beforeunload
         });
         app.sessions.with(tab, |s| s.closing = true);
-        match select(Box::pin(chrome::tabs_remove(tab.0)), opened).await {
+        let mut removal = Box::pin(chrome::tabs_remove(tab.0));
+        match select(removal.as_mut(), opened).await {
             Either::Left((removed, _)) => {
                 removed.map_err(|_| no_tab(tab))?;
+            }
+            Either::Right((Ok(_), _)) if accept => {
+                app.sessions.accept_dialog(tab).await;
+                removal.await.map_err(|_| no_tab(tab))?;
             }
             Either::Right((Ok(opening), _)) => {
                 return Err(BridgeError::invalid_action(format!(

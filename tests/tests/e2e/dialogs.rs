@@ -411,3 +411,59 @@ async fn a_dialog_from_a_page_handler_ends_type_hover_and_select_option_at_once(
         true
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn before_unload_accept_leaves_the_page_in_one_call() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("dialogs/beforeunload.html", None)
+        .await
+        .expect("navigate");
+    let second = stack.fixtures.url("second.html");
+
+    dirty(&stack, tab).await;
+    let r = prompt_act(
+        &stack,
+        json!({ "action": "navigate", "tabId": tab, "url": second, "beforeUnload": "accept" }),
+    )
+    .await
+    .expect("navigate");
+    assert_eq!(
+        (r["url"].clone(), r["title"].clone()),
+        (json!(second), json!("Second fixture")),
+        "{r}"
+    );
+    assert!(r.get("dialog").is_none(), "{r}");
+
+    stack
+        .open("dialogs/beforeunload.html", Some(tab))
+        .await
+        .expect("back to the draft");
+    dirty(&stack, tab).await;
+    let r = prompt_act(
+        &stack,
+        json!({ "action": "reload", "tabId": tab, "beforeUnload": "accept" }),
+    )
+    .await
+    .expect("reload");
+    assert!(r.get("dialog").is_none(), "{r}");
+    assert_eq!(
+        stack.eval(tab, "return window.__dirty").await.unwrap(),
+        false
+    );
+
+    dirty(&stack, tab).await;
+    prompt_act(
+        &stack,
+        json!({ "action": "close_tab", "tabId": tab, "beforeUnload": "accept" }),
+    )
+    .await
+    .expect("close_tab");
+    let ended = stack
+        .wait_event(Duration::from_secs(5), |e| {
+            e["event"] == "session_ended" && e["tabId"] == tab
+        })
+        .await
+        .expect("session_ended");
+    assert_eq!(ended["reason"], "stopped", "{ended}");
+}
