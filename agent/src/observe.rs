@@ -4,6 +4,7 @@
 //! sees exactly what an MCP client's model would see.
 
 use browser_bridge_protocol::extract::Confidence;
+use browser_bridge_protocol::result::PageResult;
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode};
 use serde_json::Value;
 
@@ -79,7 +80,7 @@ pub fn of_result(result: &ActionResult, include_text: bool) -> Observation {
         ActionResult::Navigate(page)
         | ActionResult::GoBack(page)
         | ActionResult::GoForward(page)
-        | ActionResult::Reload(page) => (cut(&format!("{} {}", page.url, page.title)), None, false),
+        | ActionResult::Reload(page) => (cut(&page_outcome(page)), None, false),
         _ => ("ok".to_owned(), None, false),
     };
     Observation {
@@ -89,6 +90,17 @@ pub fn of_result(result: &ActionResult, include_text: bool) -> Observation {
         terminal,
         snapshot,
     }
+}
+
+/// `url title`, then what held the load: `, alert dialog open`, `, load pending`.
+fn page_outcome(page: &PageResult) -> String {
+    let mut outcome = format!("{} {}", page.url, page.title);
+    if let Some(dialog) = &page.dialog {
+        outcome.push_str(&format!(", {} dialog open", dialog.dialog_type.as_str()));
+    } else if page.load_pending {
+        outcome.push_str(", load pending");
+    }
+    outcome
 }
 
 /// The observation of a failed call.
@@ -136,7 +148,7 @@ fn cut(text: &str) -> String {
 mod tests {
     use browser_bridge_protocol::TabId;
     use browser_bridge_protocol::extract::{ExtractResult, Obstacle, ObstacleType};
-    use browser_bridge_protocol::result::PageResult;
+    use browser_bridge_protocol::result::{DialogInfo, DialogType, PageResult};
     use serde_json::json;
 
     use super::*;
@@ -222,14 +234,22 @@ mod tests {
         assert_eq!(stale.terminal, None);
         assert_eq!(stale.outcome, "element_stale");
         let navigated = of_result(
-            &ActionResult::Navigate(PageResult {
-                tab_id: TabId(1),
-                url: "http://x/claim/".into(),
-                title: "File a claim".into(),
-            }),
+            &ActionResult::Navigate(PageResult::new(TabId(1), "http://x/claim/", "File a claim")),
             false,
         );
         assert_eq!(navigated.outcome, "http://x/claim/ File a claim");
+        let held = of_result(
+            &ActionResult::Navigate(PageResult {
+                load_pending: true,
+                dialog: Some(DialogInfo {
+                    dialog_type: DialogType::Alert,
+                    message: "Welcome".into(),
+                }),
+                ..PageResult::new(TabId(1), "http://x/", "X")
+            }),
+            false,
+        );
+        assert_eq!(held.outcome, "http://x/ X, alert dialog open");
         assert!(!navigated.snapshot);
     }
 

@@ -381,6 +381,15 @@ impl Event for LoadEventFired {
     const METHOD: &'static str = "Page.loadEventFired";
 }
 
+/// `Page.domContentEventFired`: the main document's `DOMContentLoaded` (fields
+/// not read).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct DomContentEventFired {}
+
+impl Event for DomContentEventFired {
+    const METHOD: &'static str = "Page.domContentEventFired";
+}
+
 /// `Page.frameNavigated`: a frame committed a new document.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FrameNavigated {

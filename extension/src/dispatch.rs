@@ -7,6 +7,7 @@
 //! (`request.timeoutMs`) and against the end of its session. Whatever happens, one
 //! `response` goes to the outbox.
 
+use browser_bridge_protocol::result::{DialogInfo, DialogType, PageResult};
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
 };
@@ -64,7 +65,7 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     match action {
         Action::ListTabs(_) => return actions::tabs::list_tabs(app).await,
         Action::OpenTab(p) => return actions::tabs::open_tab(app, p).await,
-        Action::CloseTab(p) => return actions::tabs::close_tab(app, p.tab_id).await,
+        Action::CloseTab(p) => return actions::tabs::close_tab(app, p).await,
         _ => {}
     }
     let tab = tab_for(app, &action).await?;
@@ -75,6 +76,10 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
+    let dismissed = match action {
+        Action::Navigate(_) => dismiss_alert(app, tab).await,
+        _ => None,
+    };
     if !matches!(action, Action::HandleDialog(_))
         && let Some(Some(dialog)) = sessions.with(tab, |s| s.dialog.clone())
     {
@@ -91,11 +96,32 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     }
     sessions.with(tab, |s| s.action_count += 1);
     let cancelled = sessions.register_inflight(tab);
-    match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
+    let outcome = match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right((Ok(error), _)) => Err(error),
         Either::Right((Err(_), _)) => Err(BridgeError::internal("in-flight registration dropped")),
+    };
+    match outcome {
+        Ok(ActionResult::Navigate(page)) if dismissed.is_some() => {
+            Ok(ActionResult::Navigate(PageResult {
+                dismissed_dialog: dismissed,
+                ..page
+            }))
+        }
+        other => other,
     }
+}
+
+/// Before a `navigate`: accepts the tab's open `alert`, if that is its dialog (an
+/// alert asks nothing, so leaving the page answers it; §5 "Loads and dialogs").
+/// A confirm, prompt or beforeunload stays open and refuses the navigation.
+async fn dismiss_alert(app: &App, tab: TabId) -> Option<DialogInfo> {
+    let dialog = app.sessions.with(tab, |s| s.dialog.clone()).flatten()?;
+    if dialog.dialog_type != DialogType::Alert {
+        return None;
+    }
+    app.sessions.accept_dialog(tab).await;
+    Some(dialog)
 }
 
 /// The tab the action runs on ([`resolve_tab`]); `navigate` with no session

@@ -60,7 +60,7 @@ pub enum Action {
     /// History forward.
     GoForward(TabOnly),
     /// Reload the page.
-    Reload(TabOnly),
+    Reload(Reload),
     /// Trusted mouse click on an element.
     Click(Click),
     /// Move the mouse over an element.
@@ -105,6 +105,18 @@ pub struct TabOnly {
     pub tab_id: Option<TabId>,
 }
 
+/// What `navigate`, `reload` and `close_tab` do with a `beforeunload` prompt of
+/// the page they leave.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BeforeUnload {
+    /// Report the prompt and leave it open for handle_dialog (the default).
+    #[default]
+    Report,
+    /// Accept the prompt: leave the page (its unsaved changes are lost).
+    Accept,
+}
+
 /// `navigate` parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -115,6 +127,21 @@ pub struct Navigate {
     /// The tab to navigate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// A beforeunload prompt of the page left: report (default) or accept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_unload: Option<BeforeUnload>,
+}
+
+/// `reload` parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reload {
+    /// The tab to reload; may be left out while one tab is under control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// A beforeunload prompt of the page: report (default) or accept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_unload: Option<BeforeUnload>,
 }
 
 /// `open_tab` parameters.
@@ -135,6 +162,9 @@ pub struct OpenTab {
 pub struct CloseTab {
     /// The tab to close (required).
     pub tab_id: TabId,
+    /// A beforeunload prompt of the page: report (default) or accept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_unload: Option<BeforeUnload>,
 }
 
 /// `list_tabs` takes no parameters.
@@ -526,9 +556,9 @@ impl Action {
             Action::Navigate(p) => p.tab_id,
             Action::OpenTab(_) | Action::ListTabs(_) => None,
             Action::CloseTab(p) => Some(p.tab_id),
+            Action::Reload(p) => p.tab_id,
             Action::GoBack(p)
             | Action::GoForward(p)
-            | Action::Reload(p)
             | Action::Extract(p)
             | Action::ListPageTools(p) => p.tab_id,
             Action::Click(p) => p.tab_id,
@@ -557,7 +587,7 @@ impl crate::decode::NamedDecode for Action {
             ListTabs(ListTabs),
             GoBack(TabOnly),
             GoForward(TabOnly),
-            Reload(TabOnly),
+            Reload(Reload),
             Click(Click),
             Hover(Hover),
             Type(Type),

@@ -76,7 +76,8 @@ pub struct TabResult {
     pub tab_id: TabId,
 }
 
-/// `{tabId, url, title}` after a navigation.
+/// `{tabId, url, title}` after a navigation, plus what kept it from a full load
+/// (§5 "Loads and dialogs").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PageResult {
@@ -86,6 +87,38 @@ pub struct PageResult {
     pub url: String,
     /// `document.title` after the load.
     pub title: String,
+    /// `true` when the answer came before the document's `load` event
+    /// (`Page.loadEventFired`): the document is usable (`DOMContentLoaded`
+    /// fired, or a dialog holds the load) but subresources are still loading.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub load_pending: bool,
+    /// A JavaScript dialog (a `beforeunload` prompt, or an `alert` of the
+    /// loading page) opened during the action and is still open: answer it with
+    /// `handle_dialog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<DialogInfo>,
+    /// `navigate` only: the `alert` that was open in the tab before, accepted so
+    /// that the navigation could go on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dismissed_dialog: Option<DialogInfo>,
+}
+
+impl PageResult {
+    /// A full load of `url` in `tab_id`: no pending load, no dialog.
+    pub fn new(tab_id: TabId, url: impl Into<String>, title: impl Into<String>) -> PageResult {
+        PageResult {
+            tab_id,
+            url: url.into(),
+            title: title.into(),
+            load_pending: false,
+            dialog: None,
+            dismissed_dialog: None,
+        }
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// `open_tab` result.
@@ -100,6 +133,12 @@ pub struct OpenTabResult {
     pub url: String,
     /// `document.title` after the load.
     pub title: String,
+    /// As [`PageResult::load_pending`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub load_pending: bool,
+    /// As [`PageResult::dialog`]: a dialog the loading page opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<DialogInfo>,
 }
 
 /// One tab of `list_tabs`.

@@ -4,7 +4,8 @@
 //! the corpus runs. Text types (`text/html`, `text/css`, `text/javascript`, …) go
 //! out with `charset=utf-8`, so Chromium never guesses another encoding. A file
 //! whose name holds `.status-NNN.` (`denied.status-403.html`) is served with HTTP
-//! status NNN, for pages that stand for error answers (the obstacle set).
+//! status NNN, for pages that stand for error answers (the obstacle set). A path
+//! under [`HANG_PREFIX`] is never answered.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -23,6 +24,10 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// The `Content-Security-Policy` of [`StaticServer::start_with`]`(…, true)`.
 const SAME_ORIGIN_ONLY: &str = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:";
+
+/// Path prefix whose requests are accepted and never answered (`/hang/chart.png`):
+/// a subresource that hangs, so that the page's `load` event never fires.
+pub const HANG_PREFIX: &str = "/hang/";
 
 /// A running static file server (`GET /<path>` → the file under its root, `/` →
 /// `index.html`, 404 otherwise); stops on drop.
@@ -73,6 +78,10 @@ impl StaticServer {
             }))
             .layer(axum::middleware::from_fn(
                 |request: axum::extract::Request, next: axum::middleware::Next| async move {
+                    if request.uri().path().starts_with(HANG_PREFIX) {
+                        // Never answered: a subresource that keeps `load` from firing.
+                        return std::future::pending::<Response>().await;
+                    }
                     let status = status_in_name(request.uri().path());
                     let mut response = next.run(request).await;
                     if let Some(status) = status.filter(|_| response.status().is_success()) {

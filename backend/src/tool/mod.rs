@@ -36,6 +36,8 @@ element_not_interactable = deal with what covers or disables it; session_not_fou
 listed tabIds; navigation_failed = network error, check the URL; timeout = retry only together with \
 wait_for when the page is slow; not_connected = ask the user to open Chrome and pair the extension \
 (`browser-bridge pair`); internal_error = report it.
+A result with `dialog` means a JavaScript dialog is open in the tab: answer it with handle_dialog \
+before anything else; `loadPending` means the page is usable but still loading (wait_for what you need).
 domain_blocked and cancelled are the user's decision: stop, do not retry or work around it, and tell the user.
 An extract obstacle with confidence high (login wall, captcha, access denied) is terminal: stop and \
 report it; medium is a likely wall: use what the page already shows if it answers the task, never log \

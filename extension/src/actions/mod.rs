@@ -1,5 +1,6 @@
 //! One module per action family; [`run`] dispatches an action on a resolved tab
-//! whose session is attached and whose lock is held.
+//! whose session is attached and whose lock is held, and ends it at once when a
+//! JavaScript dialog opens meanwhile (§5 "Loads and dialogs").
 
 pub mod dom;
 pub mod effects;
@@ -10,16 +11,85 @@ pub mod navigation;
 pub mod page;
 pub mod tabs;
 
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
+use browser_bridge_protocol::action::BeforeUnload;
+use browser_bridge_protocol::result::{DialogInfo, PageResult};
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, TabId};
+use futures::future::{Either, select};
 
 use crate::app::App;
+use crate::core::messages::{quote, with_article};
+use crate::sessions::dialogs::dialog_info;
 use navigation::Go;
 
-/// Runs `action` on `tab`.
+/// Runs `action` on `tab`. A dialog that opens before it finishes ends it at
+/// once (`Page.javascriptDialogOpening`; CDP calls into the page block under
+/// it): a navigation answers its [`PageResult`] with `dialog` and
+/// `loadPending`, any other action `invalid_action` naming the dialog; a
+/// `beforeunload` prompt is accepted instead when the action asks for it
+/// (`beforeUnload: "accept"`). Not for
+/// `evaluate` (its dialogs are answered at once, §7), `click` and `press_key`
+/// (they report the dialog as a side effect, [`effects`]) or `handle_dialog`.
 ///
 /// # Errors
-/// The action's [`BridgeError`].
+/// The action's [`BridgeError`]; `invalid_action` for a dialog as above.
 pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
+    if matches!(
+        action,
+        Action::Evaluate(_) | Action::Click(_) | Action::PressKey(_) | Action::HandleDialog(_)
+    ) {
+        return run_action(app, tab, action).await;
+    }
+    let name = action.name();
+    let before_unload = match &action {
+        Action::Navigate(p) => p.before_unload,
+        Action::Reload(p) => p.before_unload,
+        _ => None,
+    };
+    let wrap: Option<fn(PageResult) -> ActionResult> = match action {
+        Action::Navigate(_) => Some(ActionResult::Navigate),
+        Action::GoBack(_) => Some(ActionResult::GoBack),
+        Action::GoForward(_) => Some(ActionResult::GoForward),
+        Action::Reload(_) => Some(ActionResult::Reload),
+        _ => None,
+    };
+    let mut work = Box::pin(run_action(app, tab, action));
+    let dialog = loop {
+        let opened = app.events.wait::<JavascriptDialogOpening>(tab);
+        match select(work, opened).await {
+            Either::Left((outcome, _)) => return outcome,
+            Either::Right((Ok(opening), rest)) => {
+                if opening.kind == CdpDialog::Beforeunload
+                    && before_unload == Some(BeforeUnload::Accept)
+                {
+                    // Asked for: leave the page, and go on waiting for the load.
+                    app.sessions.accept_dialog(tab).await;
+                    work = rest;
+                    continue;
+                }
+                break dialog_info(&opening);
+            }
+            Either::Right((Err(_), _)) => {
+                return Err(BridgeError::internal("dialog waiter dropped"));
+            }
+        }
+    };
+    match wrap {
+        Some(wrap) => Ok(wrap(navigation::page_under_dialog(app, tab, dialog).await)),
+        None => Err(dialog_error(tab, name, &dialog)),
+    }
+}
+
+/// The `invalid_action` of an action that a dialog interrupted.
+pub fn dialog_error(tab: TabId, action: &str, dialog: &DialogInfo) -> BridgeError {
+    BridgeError::invalid_action(format!(
+        "tab {tab}: {} dialog opened during {action} ({}): answer it with handle_dialog, then retry",
+        with_article(dialog.dialog_type.as_str()),
+        quote(&dialog.message)
+    ))
+}
+
+async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
     match action {
         Action::Navigate(p) => navigation::navigate(app, tab, p).await,
         Action::GoBack(_) => navigation::go(app, tab, Go::Back).await,

@@ -1,19 +1,21 @@
 //! `navigate`, `go_back`, `go_forward`, `reload` (§5): each waits for the load
-//! (`Page.loadEventFired`) or a same-document commit, and reports
-//! `navigation_failed` with Chrome's net error.
+//! (`Page.loadEventFired`), or for `DOMContentLoaded` and then at most
+//! [`LOAD_AFTER_DOM_CONTENT_MS`] (`loadPending`), or a same-document commit, and
+//! reports `navigation_failed` with Chrome's net error.
 
 use browser_bridge_cdp::network::{self, LoadingFailed};
 use browser_bridge_cdp::page::{
-    FrameNavigated, GetNavigationHistory, LoadEventFired, Navigate as CdpNavigate,
-    NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
+    DomContentEventFired, FrameNavigated, GetNavigationHistory, LoadEventFired,
+    Navigate as CdpNavigate, NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
 };
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::Navigate;
 use browser_bridge_protocol::deadline::NAVIGATION_DEADLINE_MS;
-use browser_bridge_protocol::result::PageResult;
+use browser_bridge_protocol::result::{DialogInfo, PageResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use futures::channel::oneshot::Receiver;
 use futures::future::{Either, select};
+use gloo_timers::future::TimeoutFuture;
 use serde_json::json;
 
 use crate::app::App;
@@ -24,6 +26,49 @@ use crate::{cdp, chrome};
 /// navigation deadline less 2 s, so that the load's own `timeout` answer (with
 /// its reason) arrives before the backend's.
 pub const LOAD_TIMEOUT_MS: u32 = NAVIGATION_DEADLINE_MS as u32 - 2_000;
+
+/// How long a navigation still waits for `load` once `DOMContentLoaded` fired
+/// (ms): past it the document is reported usable with `loadPending` (a
+/// subresource that never finishes must not hold the agent for the whole
+/// deadline).
+pub const LOAD_AFTER_DOM_CONTENT_MS: u32 = 1_500;
+
+/// The load waiters of one navigation, armed before it starts.
+pub struct LoadWatch {
+    loaded: Receiver<LoadEventFired>,
+    dom_content: Receiver<DomContentEventFired>,
+}
+
+impl LoadWatch {
+    /// Arms `Page.loadEventFired` and `Page.domContentEventFired` on `tab`.
+    pub fn start(app: &App, tab: TabId) -> LoadWatch {
+        LoadWatch {
+            loaded: app.events.wait(tab),
+            dom_content: app.events.wait(tab),
+        }
+    }
+
+    /// Waits for the document: `Some(false)` after `load`, `Some(true)` (load
+    /// pending) when `load` did not follow `DOMContentLoaded` within
+    /// [`LOAD_AFTER_DOM_CONTENT_MS`], `None` when neither came within
+    /// [`LOAD_TIMEOUT_MS`].
+    pub async fn wait(self) -> Option<bool> {
+        let LoadWatch {
+            loaded,
+            dom_content,
+        } = self;
+        let first = select(loaded, dom_content);
+        match select(first, TimeoutFuture::new(LOAD_TIMEOUT_MS)).await {
+            Either::Left((Either::Left((Ok(_), _)), _)) => Some(false),
+            Either::Left((Either::Right((Ok(_), loaded)), _)) => Some(
+                cdp::within(loaded, LOAD_AFTER_DOM_CONTENT_MS)
+                    .await
+                    .is_none(),
+            ),
+            _ => None,
+        }
+    }
+}
 
 /// `navigate`.
 ///
@@ -36,13 +81,14 @@ pub async fn navigate(app: &App, tab: TabId, p: Navigate) -> Result<ActionResult
     Ok(ActionResult::Navigate(page))
 }
 
-/// Loads `url` in `tab` and waits for the load; `{tabId, url, title}` afterwards.
+/// Loads `url` in `tab` and waits for the document ([`LoadWatch`]);
+/// `{tabId, url, title, loadPending}` afterwards.
 ///
 /// # Errors
 /// `navigation_failed` with CDP's `errorText`, `timeout` when no load came.
 pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, BridgeError> {
     app.sessions.with(tab, |s| s.uids.invalidate());
-    let loaded = app.events.wait::<LoadEventFired>(tab);
+    let loaded = LoadWatch::start(app, tab);
     if app.sessions.with(tab, |s| s.crashed) == Some(true) {
         return reload_crashed(app, tab, Some(url), loaded).await;
     }
@@ -59,13 +105,21 @@ pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, Bridge
             format!("{url}: {error}"),
         ));
     }
-    if nav.loader_id.is_some() && cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
-        return Err(BridgeError::new(
-            ErrorCode::Timeout,
-            format!("{url}: the page did not finish loading"),
-        ));
+    let mut load_pending = false;
+    if nav.loader_id.is_some() {
+        let Some(pending) = loaded.wait().await else {
+            return Err(BridgeError::new(
+                ErrorCode::Timeout,
+                format!("{url}: the page did not finish loading"),
+            ));
+        };
+        load_pending = pending;
     }
-    page_info(tab).await
+    let page = page_info(tab).await?;
+    Ok(PageResult {
+        load_pending,
+        ..page
+    })
 }
 
 /// `go_back` (`delta` -1) / `go_forward` (+1) through `Page.navigateToHistoryEntry`.
@@ -82,7 +136,7 @@ pub async fn history(app: &App, tab: TabId, delta: i64) -> Result<PageResult, Br
         )));
     };
     app.sessions.check_blocklist(&entry.url, Some(tab))?;
-    let loaded = app.events.wait::<LoadEventFired>(tab);
+    let loaded = LoadWatch::start(app, tab);
     let same_doc = app.events.wait::<NavigatedWithinDocument>(tab);
     // A back/forward-cache restore fires neither load nor a same-document event.
     let restored = app.events.wait_where(tab, |e: &FrameNavigated| {
@@ -91,23 +145,20 @@ pub async fn history(app: &App, tab: TabId, delta: i64) -> Result<PageResult, Br
     let failed = watch_failure(app, tab).await;
     cdp::send(tab, &NavigateToHistoryEntry { entry_id: entry.id }).await?;
     let any = Box::pin(async move {
-        match select(loaded, select(same_doc, restored)).await {
-            Either::Left((Ok(_), _)) => Some(true),
-            Either::Right((Either::Left((Ok(_), _)), _)) => Some(false),
-            Either::Right((Either::Right((Ok(_), _)), _)) => Some(true),
+        // (new document, load pending)
+        match select(Box::pin(loaded.wait()), select(same_doc, restored)).await {
+            Either::Left((Some(pending), _)) => Some((true, pending)),
+            Either::Right((Either::Left((Ok(_), _)), _)) => Some((false, false)),
+            Either::Right((Either::Right((Ok(_), _)), _)) => Some((true, false)),
             _ => None,
         }
     });
-    match select(
-        any,
-        gloo_timers::future::TimeoutFuture::new(LOAD_TIMEOUT_MS),
-    )
-    .await
-    {
-        Either::Left((Some(new_document), _)) => {
+    let load_pending = match select(any, TimeoutFuture::new(LOAD_TIMEOUT_MS)).await {
+        Either::Left((Some((new_document, pending)), _)) => {
             if new_document {
                 app.sessions.with(tab, |s| s.uids.invalidate());
             }
+            pending
         }
         _ => {
             return Err(BridgeError::new(
@@ -115,8 +166,8 @@ pub async fn history(app: &App, tab: TabId, delta: i64) -> Result<PageResult, Br
                 format!("tab {tab}: the page did not finish loading"),
             ));
         }
-    }
-    checked_page_info(tab, failed).await
+    };
+    checked_page_info(tab, failed, load_pending).await
 }
 
 /// `reload`.
@@ -126,20 +177,20 @@ pub async fn history(app: &App, tab: TabId, delta: i64) -> Result<PageResult, Br
 /// again; `timeout` when the reload does not finish.
 pub async fn reload(app: &App, tab: TabId) -> Result<PageResult, BridgeError> {
     app.sessions.with(tab, |s| s.uids.invalidate());
-    let loaded = app.events.wait::<LoadEventFired>(tab);
+    let loaded = LoadWatch::start(app, tab);
     if app.sessions.with(tab, |s| s.crashed) == Some(true) {
         return reload_crashed(app, tab, None, loaded).await;
     }
     let failed = watch_failure(app, tab).await;
     cdp::send(tab, &Reload {}).await?;
-    if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+    let Some(load_pending) = loaded.wait().await else {
         let _ = cdp::send(tab, &network::Disable {}).await;
         return Err(BridgeError::new(
             ErrorCode::Timeout,
             format!("tab {tab}: the reload did not finish"),
         ));
-    }
-    checked_page_info(tab, failed).await
+    };
+    checked_page_info(tab, failed, load_pending).await
 }
 
 /// Watches for the failure of a document load (`Network.loadingFailed`, whose
@@ -161,8 +212,11 @@ async fn watch_failure(app: &App, tab: TabId) -> Receiver<LoadingFailed> {
 async fn checked_page_info(
     tab: TabId,
     failed: Receiver<LoadingFailed>,
+    load_pending: bool,
 ) -> Result<PageResult, BridgeError> {
-    let page = page_info(tab).await;
+    let page = page_info(tab)
+        .await
+        .map(|p| PageResult { load_pending, ..p });
     if !matches!(&page, Ok(p) if p.url.starts_with("chrome-error://")) {
         let _ = cdp::send(tab, &network::Disable {}).await;
         return page;
@@ -191,7 +245,7 @@ async fn reload_crashed(
     app: &App,
     tab: TabId,
     url: Option<&str>,
-    loaded: Receiver<LoadEventFired>,
+    loaded: LoadWatch,
 ) -> Result<PageResult, BridgeError> {
     let target = match url {
         Some(u) => u.to_owned(),
@@ -203,14 +257,18 @@ async fn reload_crashed(
     chrome::tabs_update(tab.0, &json!({ "url": target }))
         .await
         .map_err(|e| BridgeError::internal(format!("tabs.update after a crash: {e}")))?;
-    if cdp::within(loaded, LOAD_TIMEOUT_MS).await.is_none() {
+    let Some(load_pending) = loaded.wait().await else {
         return Err(BridgeError::new(
             ErrorCode::Timeout,
             format!("tab {tab}: the page did not load again after the crash"),
         ));
-    }
+    };
     app.sessions.with(tab, |s| s.crashed = false);
-    page_info(tab).await
+    let page = page_info(tab).await?;
+    Ok(PageResult {
+        load_pending,
+        ..page
+    })
 }
 
 /// `{tabId, url, title}` of the tab's current document.
@@ -226,11 +284,26 @@ pub async fn page_info(tab: TabId) -> Result<PageResult, BridgeError> {
             .unwrap_or_default()
             .to_owned()
     };
-    Ok(PageResult {
-        tab_id: tab,
-        url: text(0),
-        title: text(1),
-    })
+    Ok(PageResult::new(tab, text(0), text(1)))
+}
+
+/// The page of a navigation that a dialog holds: the URL and title Chrome shows
+/// (`chrome.tabs.get`, which a dialog does not block), `loadPending`, `dialog`.
+pub async fn page_under_dialog(app: &App, tab: TabId, dialog: DialogInfo) -> PageResult {
+    let (url, title) = match chrome::tabs_get(tab.0).await {
+        Ok(t) => (t.url, t.title),
+        Err(_) => (
+            app.sessions
+                .with(tab, |s| s.url.clone())
+                .unwrap_or_default(),
+            String::new(),
+        ),
+    };
+    PageResult {
+        load_pending: true,
+        dialog: Some(dialog),
+        ..PageResult::new(tab, url, title)
+    }
 }
 
 /// The three history actions.

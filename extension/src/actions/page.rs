@@ -7,7 +7,9 @@ use browser_bridge_cdp::page::{
 };
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{HandleDialog, ImageFormat, Screenshot, WaitFor, WaitState};
-use browser_bridge_protocol::result::{HandleDialogResult, ScreenshotResult, WaitForResult};
+use browser_bridge_protocol::result::{
+    DialogType, HandleDialogResult, ScreenshotResult, WaitForResult,
+};
 use browser_bridge_protocol::{ActionResult, BridgeError, ElementTarget, ErrorCode, TabId};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::{Value, json};
@@ -213,7 +215,13 @@ pub async fn handle_dialog(
         prompt_text: p.prompt_text,
     };
     cdp::send(tab, &answer).await?;
-    app.sessions.with(tab, |s| s.dialog = None);
+    app.sessions.with(tab, |s| {
+        s.dialog = None;
+        // The page stays: a later close of the tab is the user's.
+        if !answer.accept && dialog.dialog_type == DialogType::Beforeunload {
+            s.closing = false;
+        }
+    });
     Ok(ActionResult::HandleDialog(HandleDialogResult {
         tab_id: tab,
         dialog_type: dialog.dialog_type,

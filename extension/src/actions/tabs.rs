@@ -1,6 +1,7 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
-use browser_bridge_protocol::action::OpenTab;
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
+use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
 use futures::future::{Either, select};
@@ -9,7 +10,9 @@ use serde_json::json;
 use crate::actions::navigation;
 use crate::app::App;
 use crate::chrome;
+use crate::core::messages::quote;
 use crate::sessions::attach::no_tab;
+use crate::sessions::dialogs::dialog_info;
 
 /// Opens an `about:blank` tab in the agent window (created on demand, unfocused and
 /// minimized, reused afterwards) and returns its id.
@@ -79,8 +82,17 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
     // waiting for a load event that never comes (dispatch only watches requests
     // that name their tab; open_tab's tab is new).
     let ended = sessions.register_inflight(tab);
-    let page = match select(Box::pin(navigation::load(app, tab, &url)), ended).await {
-        Either::Left((page, _)) => page?,
+    // A dialog of the loading page ends the wait (§5 "Loads and dialogs").
+    let opened = app.events.wait::<JavascriptDialogOpening>(tab);
+    let load = select(Box::pin(navigation::load(app, tab, &url)), opened);
+    let page = match select(load, ended).await {
+        Either::Left((Either::Left((page, _)), _)) => page?,
+        Either::Left((Either::Right((Ok(opening), _)), _)) => {
+            navigation::page_under_dialog(app, tab, dialog_info(&opening)).await
+        }
+        Either::Left((Either::Right((Err(_), _)), _)) => {
+            return Err(BridgeError::internal("dialog waiter dropped"));
+        }
         Either::Right((Ok(error), _)) => return Err(error),
         Either::Right((Err(_), _)) => {
             return Err(BridgeError::internal("in-flight registration dropped"));
@@ -95,16 +107,23 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
         window_id: WindowId(window_id),
         url: page.url,
         title: page.title,
+        load_pending: page.load_pending,
+        dialog: page.dialog,
     }))
 }
 
-/// `close_tab`: ends the session (`stopped`, §10) and closes the tab.
+/// `close_tab`: closes the tab and ends its session (`stopped`, §10). A
+/// `beforeunload` prompt answers `invalid_action` at once (the tab then closes
+/// when `handle_dialog` accepts it), or with `beforeUnload: "accept"` is accepted.
 ///
 /// # Errors
-/// `session_not_found` when the tab does not exist, `domain_blocked` when the tab
+/// `session_not_found` when the tab does not exist, `invalid_action` for a
+/// `beforeunload` prompt, `domain_blocked` when the tab
 /// shows (or is loading) a blocked domain — the agent may not act on such a tab,
 /// not even to close it (§10).
-pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeError> {
+pub async fn close_tab(app: &App, p: CloseTab) -> Result<ActionResult, BridgeError> {
+    let tab = p.tab_id;
+    let accept = p.before_unload == Some(BeforeUnload::Accept);
     let info = chrome::tabs_get(tab.0).await.map_err(|_| no_tab(tab))?;
     for url in [Some(&info.url), info.pending_url.as_ref()]
         .into_iter()
@@ -112,8 +131,39 @@ pub async fn close_tab(app: &App, tab: TabId) -> Result<ActionResult, BridgeErro
     {
         app.sessions.check_blocklist(url, Some(tab))?;
     }
-    app.sessions.end(tab, SessionEndReason::Stopped, false);
-    chrome::tabs_remove(tab.0).await.map_err(|_| no_tab(tab))?;
+    if app.sessions.has(tab) {
+        // The page's beforeunload prompt holds tabs.remove until it is answered:
+        // report it (§5 "Loads and dialogs") with the debugger still attached, so
+        // that handle_dialog can answer it.
+        let opened = app.events.wait_where(tab, |d: &JavascriptDialogOpening| {
+            d.kind == CdpDialog::Beforeunload
+        });
+        app.sessions.with(tab, |s| s.closing = true);
+        let mut removal = Box::pin(chrome::tabs_remove(tab.0));
+        match select(removal.as_mut(), opened).await {
+            Either::Left((removed, _)) => {
+                removed.map_err(|_| no_tab(tab))?;
+            }
+            Either::Right((Ok(_), _)) if accept => {
+                app.sessions.accept_dialog(tab).await;
+                removal.await.map_err(|_| no_tab(tab))?;
+            }
+            Either::Right((Ok(opening), _)) => {
+                return Err(BridgeError::invalid_action(format!(
+                    "tab {tab} asks before it closes (a beforeunload dialog, {}): \
+                     handle_dialog with accept true closes it, accept false keeps it",
+                    quote(&opening.message)
+                )));
+            }
+            Either::Right((Err(_), _)) => {
+                return Err(BridgeError::internal("dialog waiter dropped"));
+            }
+        }
+        // Usually already ended by the removal (tabs.onRemoved).
+        app.sessions.end(tab, SessionEndReason::Stopped, false);
+    } else {
+        chrome::tabs_remove(tab.0).await.map_err(|_| no_tab(tab))?;
+    }
     Ok(ActionResult::CloseTab(TabResult { tab_id: tab }))
 }
 

@@ -103,6 +103,7 @@ impl Sessions {
             crashed: false,
             started_at,
             main_frame: None,
+            closing: false,
         });
         // The tab's requests to blocked hosts are refused before the action runs.
         self.sync_net_rule().await;

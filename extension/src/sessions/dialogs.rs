@@ -51,6 +51,18 @@ impl Sessions {
         }
     }
 
+    /// Accepts the dialog open in `tab` (`Page.handleJavaScriptDialog`) and forgets
+    /// it. An error means it was already gone: either way it is no longer open.
+    pub async fn accept_dialog(&self, tab: TabId) {
+        let answer = HandleJavaScriptDialog {
+            accept: true,
+            prompt_text: None,
+        };
+        let _ = cdp::send(tab, &answer).await;
+        self.with(tab, |s| s.dialog = None);
+        self.persist();
+    }
+
     /// `Page.javascriptDialogClosed`.
     pub(super) fn on_dialog_closed(&self, tab: TabId) {
         self.with(tab, |s| s.dialog = None);

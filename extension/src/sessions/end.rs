@@ -65,7 +65,7 @@ impl Sessions {
 
     /// `chrome.tabs.onRemoved`.
     pub fn on_tab_removed(&self, tab: TabId) {
-        self.end(tab, SessionEndReason::TabClosed, false);
+        self.end(tab, self.closed_reason(tab), false);
         self.fail_inflight(tab, &no_tab(tab));
         self.reg.borrow_mut().locks.remove(&tab);
     }
@@ -74,11 +74,20 @@ impl Sessions {
     /// (the user cancelled the debugging bar, DevTools took over) is `detached`.
     pub fn on_detach(&self, tab: TabId, reason: &str) {
         let why = if reason == "target_closed" {
-            SessionEndReason::TabClosed
+            self.closed_reason(tab)
         } else {
             SessionEndReason::Detached
         };
         self.end(tab, why, false);
+    }
+
+    /// Why a closed tab's session ended: `stopped` when `close_tab` closed it.
+    fn closed_reason(&self, tab: TabId) -> SessionEndReason {
+        if self.with(tab, |s| s.closing) == Some(true) {
+            SessionEndReason::Stopped
+        } else {
+            SessionEndReason::TabClosed
+        }
     }
 
     /// `Inspector.targetCrashed`: CDP hangs until the tab loads again, so the

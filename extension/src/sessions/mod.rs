@@ -66,6 +66,10 @@ pub struct Session {
     /// The main frame's CDP `frameId` (`Page.getFrameTree` at attach), to tell
     /// main-frame document requests from iframe ones in `Fetch.requestPaused`.
     pub main_frame: Option<String>,
+    /// `close_tab` asked Chrome to close the tab (`chrome.tabs.remove`): its
+    /// removal ends the session as `stopped`, not `tab_closed` (§10). Cleared
+    /// when the page's `beforeunload` prompt is dismissed.
+    pub closing: bool,
 }
 
 #[derive(Default)]

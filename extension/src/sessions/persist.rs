@@ -68,6 +68,7 @@ impl Record {
             crashed: false,
             started_at: self.started_at,
             main_frame: None,
+            closing: false,
         }
     }
 }

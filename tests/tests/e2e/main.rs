@@ -9,6 +9,7 @@ mod agent_demo;
 mod connection;
 mod demo;
 mod demo_site;
+mod dialogs;
 mod effects;
 mod evaluate;
 mod extract;

@@ -346,3 +346,69 @@ async fn reload_and_history_to_an_unreachable_page_fail_with_the_net_error() {
         .expect("go_forward to a reachable page");
     assert_eq!(fwd["url"], basic);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_load_that_never_ends_answers_once_the_document_is_usable() {
+    let stack = Stack::start().await.expect("stack");
+    let url = stack.fixtures.url("dialogs/hanging-load.html");
+    // An image and an async script that the server never answers: no load event.
+    let mut last_tab = None;
+    for action in [
+        json!({ "action": "navigate", "url": url }),
+        json!({ "action": "reload" }),
+        json!({ "action": "open_tab", "url": url }),
+    ] {
+        let name = action["action"].clone();
+        let start = std::time::Instant::now();
+        let r = stack.act(action).await.expect("navigation");
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(6), "{name} took {took:?}");
+        assert_eq!(
+            (
+                r["url"].clone(),
+                r["title"].clone(),
+                r["loadPending"].clone()
+            ),
+            (
+                json!(url),
+                json!("Report with a hanging image"),
+                json!(true)
+            ),
+            "{name}: {r}"
+        );
+        let tab = r["tabId"].as_i64().expect("tabId");
+        last_tab = Some(tab);
+        // extract reads the document on screen, whatever the pending load.
+        let page = stack
+            .act(json!({ "action": "extract", "tabId": tab }))
+            .await
+            .expect("extract");
+        let markdown = page["markdown"].as_str().unwrap_or_default();
+        assert!(
+            markdown.contains("Revenue grew by 12 percent"),
+            "{name}: {page}"
+        );
+        let download = browser_bridge_tests::harness::uid_named(&page, "Download report");
+        stack
+            .act(json!({ "action": "click", "tabId": tab, "uid": download }))
+            .await
+            .expect("click");
+        assert_eq!(
+            stack
+                .eval(
+                    tab,
+                    "return [document.readyState, document.getElementById('out').textContent]"
+                )
+                .await
+                .unwrap(),
+            json!(["interactive", "downloading"]),
+            "{name}"
+        );
+    }
+    // A page that does load says nothing of a pending load.
+    let r = stack
+        .act(json!({ "action": "navigate", "tabId": last_tab, "url": stack.fixtures.url("basic.html") }))
+        .await
+        .expect("navigate");
+    assert!(r.get("loadPending").is_none(), "{r}");
+}

@@ -79,11 +79,11 @@ fn answer(action: &Action) -> Result<ActionResult, BridgeError> {
             navigated: false,
             effects: SideEffects::default(),
         })),
-        Action::Navigate(navigate) => Ok(ActionResult::Navigate(PageResult {
-            tab_id: TabId(7),
-            url: navigate.url.clone(),
-            title: "Fake page".into(),
-        })),
+        Action::Navigate(navigate) => Ok(ActionResult::Navigate(PageResult::new(
+            TabId(7),
+            navigate.url.clone(),
+            "Fake page",
+        ))),
         other => Err(BridgeError::invalid_action(format!(
             "fake extension: {} not scripted",
             other.name()
