@@ -29,6 +29,13 @@ pub const INTERACTIVE_ROLES: &[&str] = &[
     "treeitem",
 ];
 
+/// `<input>` types whose value is a date, a time or a colour: Chromium draws them
+/// with its own widgets (AX roles `Date`, `DateTime`, `InputTime`, `ColorWell`) and
+/// an element is listed with the input type as its role (PROTOCOL.md §6), so the
+/// agent knows the value's format (`type` takes it in that format).
+pub const NATIVE_INPUT_TYPES: &[&str] =
+    &["date", "time", "datetime-local", "month", "week", "color"];
+
 /// Longest accessible name kept (chars); longer names end with `…`.
 pub const NAME_MAX_CHARS: usize = 100;
 /// Longest value kept (chars).
@@ -88,23 +95,24 @@ pub fn interactive_elements<'n>(
         if node.ignored {
             continue;
         }
-        let Some(role) = node
-            .role
-            .as_ref()
-            .and_then(|r| r.text())
-            .map(normalise_role)
-        else {
+        let Some(role) = node.role.as_ref().and_then(|r| r.text()) else {
             continue;
         };
-        if !INTERACTIVE_ROLES.contains(&role.as_str()) {
-            continue;
-        }
         let Some(backend) = node.backend_dom_node_id else {
             continue;
         };
         let Some(&id) = by_backend.get(&backend) else {
             continue;
         };
+        let role = match native_input_type(dom, id) {
+            Some(input_type) if is_native_input_role(&role) => input_type.to_owned(),
+            _ => normalise_role(role),
+        };
+        if !INTERACTIVE_ROLES.contains(&role.as_str())
+            && !NATIVE_INPUT_TYPES.contains(&role.as_str())
+        {
+            continue;
+        }
         // Below the depth cap: not part of the page the agent reads.
         if dom.nodes[id].order == usize::MAX {
             continue;
@@ -206,6 +214,20 @@ fn normalise_role(role: String) -> String {
         "PopUpButton" => "combobox".to_owned(),
         _ => role,
     }
+}
+
+/// Chromium's internal roles for the date, time and colour inputs.
+fn is_native_input_role(role: &str) -> bool {
+    matches!(role, "Date" | "DateTime" | "InputTime" | "ColorWell")
+}
+
+/// The type of an `<input>` that is one of [`NATIVE_INPUT_TYPES`] (lowercase).
+pub fn native_input_type(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
+    if dom.nodes[id].tag != "input" {
+        return None;
+    }
+    let t = dom.attr(id, "type")?.trim().to_ascii_lowercase();
+    NATIVE_INPUT_TYPES.iter().copied().find(|n| *n == t)
 }
 
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
-    Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, VALUE_MAX_CHARS, cap, clean, is_visible,
+    Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, NATIVE_INPUT_TYPES, VALUE_MAX_CHARS,
+    cap, clean, is_visible,
 };
 use browser_bridge_protocol::extract::Checked;
 
@@ -49,7 +50,8 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             _ => None,
         };
         let value = match role {
-            "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" => {
+            "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "date" | "time"
+            | "datetime-local" | "month" | "week" | "color" => {
                 dom.input_value(id).and_then(|v| clean(v, VALUE_MAX_CHARS))
             }
             _ => None,
@@ -111,11 +113,16 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
             "range" => Some("slider"),
             "number" => Some("spinbutton"),
             "search" if dom.attr(id, "list").is_none() => Some("searchbox"),
-            "color" | "file" | "date" | "datetime-local" | "month" | "time" | "week" => {
-                Some("button")
-            }
-            _ if dom.attr(id, "list").is_some() => Some("combobox"),
-            _ => Some("textbox"),
+            "file" => Some("button"),
+            t => NATIVE_INPUT_TYPES
+                .iter()
+                .copied()
+                .find(|n| *n == t)
+                .or(Some(if dom.attr(id, "list").is_some() {
+                    "combobox"
+                } else {
+                    "textbox"
+                })),
         },
         _ if dom
             .attr(id, "contenteditable")

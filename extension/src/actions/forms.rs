@@ -2,7 +2,10 @@
 //!
 //! `type` focuses with `DOM.focus` and inserts with `Input.insertText` (trusted
 //! `beforeinput`/`input` events, so React/Vue controlled inputs and contenteditable
-//! see a real edit), replacing the content by default; never writes `.value`.
+//! see a real edit), replacing the content by default; never writes `.value` of a
+//! text field. Date, time, colour and range inputs have no text to edit (Chromium
+//! draws them with its own widgets): their value is set in the input's own format,
+//! then `input` and `change` are dispatched, as a picker does (PROTOCOL.md §5).
 
 use browser_bridge_cdp::dom::{Focus, SetFileInputFiles};
 use browser_bridge_cdp::input::InsertText;
@@ -19,13 +22,16 @@ use crate::app::App;
 use crate::cdp;
 use crate::core::messages::{cap, quote, with_article};
 
-/// `{editable, disabled, what}`: can `type` write here?
+/// `{editable, readonly?, disabled, what, picked?}`: can `type` write here, and is it a
+/// date, time, colour or range input (`picked`: its value is set, see [`SET_VALUE`])?
 const EDITABLE: &str = r#"function () {
   const textTypes = ['text','search','email','url','tel','password','number',''];
+  const pickedTypes = ['date','time','datetime-local','month','week','color','range'];
   const what = this.tagName ? this.tagName.toLowerCase() + (this.type ? '[type=' + this.type + ']' : '') : 'node';
   if (this.isContentEditable) return { editable: true, disabled: false, what };
-  if (this instanceof HTMLTextAreaElement) return { editable: !this.readOnly, disabled: this.disabled, what };
-  if (this instanceof HTMLInputElement && textTypes.includes(this.type)) return { editable: !this.readOnly, disabled: this.disabled, what };
+  if (this instanceof HTMLInputElement && pickedTypes.includes(this.type)) return { editable: !this.readOnly || this.type === 'range', readonly: this.readOnly && this.type !== 'range', picked: true, disabled: this.disabled, what };
+  if (this instanceof HTMLTextAreaElement) return { editable: !this.readOnly, readonly: this.readOnly, disabled: this.disabled, what };
+  if (this instanceof HTMLInputElement && textTypes.includes(this.type)) return { editable: !this.readOnly, readonly: this.readOnly, disabled: this.disabled, what };
   return { editable: false, disabled: false, what };
 }"#;
 
@@ -44,6 +50,40 @@ const SELECT_CONTENT: &str = r#"function (all) {
   sel.addRange(range);
 }"#;
 
+/// Sets the value of a date, time, colour or range input (`text` in the input's own
+/// format; `''` empties it) and dispatches `input` and `change` like its picker:
+/// `{value}`, or `{error: 'format', format}` (the value is left as it was) when the
+/// input does not take `text` as it is.
+const SET_VALUE: &str = r#"function (text) {
+  const t = this.type;
+  const formats = { date: 'yyyy-mm-dd (e.g. 2025-03-14)', time: 'hh:mm or hh:mm:ss, 24-hour (e.g. 14:30)',
+    'datetime-local': 'yyyy-mm-ddThh:mm (e.g. 2025-03-14T14:30)', month: 'yyyy-mm (e.g. 2025-03)',
+    week: 'yyyy-Www (e.g. 2025-W11)', color: '#rrggbb (e.g. #2a9d8f)' };
+  const want = text.trim();
+  const before = this.value;
+  this.value = want;
+  let ok;
+  if (t === 'range') {
+    ok = want !== '' && Number.isFinite(Number(want)) && Number(this.value) === Number(want);
+  } else if (t === 'color') {
+    ok = this.value === want.toLowerCase();
+  } else {
+    ok = want === '' || this.value !== '';
+  }
+  if (!ok) {
+    this.value = before;
+    if (t === 'range') {
+      const min = this.min === '' ? '0' : this.min, max = this.max === '' ? '100' : this.max;
+      const step = this.step === '' ? '1' : this.step;
+      return { error: 'format', format: 'a number from ' + min + ' to ' + max + (step === 'any' ? '' : ' in steps of ' + step) };
+    }
+    return { error: 'format', format: formats[t] || t };
+  }
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { value: this.value };
+}"#;
+
 /// The field's value afterwards.
 const VALUE: &str =
     r#"function () { return this.isContentEditable ? this.innerText : String(this.value ?? ''); }"#;
@@ -56,6 +96,13 @@ const VALUE: &str =
 pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
     let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
+    if state["readonly"] == true {
+        return Err(BridgeError::invalid_action(format!(
+            "{} is read-only ({})",
+            node.label,
+            state["what"].as_str().unwrap_or("element")
+        )));
+    }
     if state["editable"] != true {
         return Err(BridgeError::invalid_action(format!(
             "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
@@ -79,6 +126,9 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
             format!("{} cannot take focus: {}", node.label, e.detail()),
         )
     })?;
+    if state["picked"] == true {
+        return set_value(tab, &node, &state, p).await;
+    }
     let clear = p.clear();
     dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
     if p.text.is_empty() {
@@ -97,6 +147,33 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
     Ok(ActionResult::Type(TypeResult {
         tab_id: tab,
         value: value.as_str().unwrap_or_default().to_owned(),
+    }))
+}
+
+/// `type` into a date, time, colour or range input: [`SET_VALUE`], then Enter when
+/// `submit`.
+async fn set_value(
+    tab: TabId,
+    node: &dom::Node,
+    state: &Value,
+    p: Type,
+) -> Result<ActionResult, BridgeError> {
+    let r = dom::call_with(tab, &node.object_id, SET_VALUE, &[json!(p.text)]).await?;
+    if r["error"] == "format" {
+        return Err(BridgeError::invalid_action(format!(
+            "{} ({}) does not take {}: give the value as {}",
+            node.label,
+            state["what"].as_str().unwrap_or("input"),
+            quote(&p.text),
+            r["format"].as_str().unwrap_or("the input's own format")
+        )));
+    }
+    if p.submit.unwrap_or(false) {
+        input::press(tab, "Enter", 0).await?;
+    }
+    Ok(ActionResult::Type(TypeResult {
+        tab_id: tab,
+        value: r["value"].as_str().unwrap_or_default().to_owned(),
     }))
 }
 

@@ -336,3 +336,49 @@ fn control_roles_values_and_states() {
     let same = without.iter().filter(|e| with_ax.contains(e)).count();
     assert!(same >= 8, "snapshot-only elements: {without:#?}");
 }
+
+/// `uid role "name" value disabled` of each element.
+fn lines(inputs: &PageInputs) -> Vec<String> {
+    shape_extract(TabId(3), inputs, &mut UidCache::new())
+        .elements
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}={}{}",
+                e.uid,
+                e.role,
+                e.name.as_deref().unwrap_or(""),
+                e.value.as_deref().unwrap_or(""),
+                if e.disabled == Some(true) {
+                    " disabled"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn date_time_and_colour_inputs_are_listed_by_input_type_with_their_value() {
+    let mut inputs = load("native_inputs");
+    let expected = [
+        "e0 date Day=",
+        "e1 date Set day=2024-02-29",
+        "e2 time Start=",
+        "e3 time Exact time=08:05:09",
+        "e4 datetime-local Departure=",
+        "e5 month Billing month=",
+        "e6 week Sprint week=2025-W07",
+        "e7 color Colour=#888888",
+        "e8 slider Volume=4",
+        "e9 spinbutton Count=1",
+        "e10 date Locked day=2024-05-01",
+        "e11 color Disabled colour=#000000 disabled",
+    ];
+    // The pickers' own buttons and fields live in user-agent shadow trees: not listed.
+    assert_eq!(lines(&inputs), expected);
+    // The snapshot-only list agrees.
+    inputs.ax_trees.clear();
+    assert_eq!(lines(&inputs), expected);
+}

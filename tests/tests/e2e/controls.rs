@@ -1,0 +1,181 @@
+//! End-to-end: every kind of form control is listed by `extract` and operable
+//! (PROTOCOL.md §5, §6): date, time, colour and range inputs.
+
+use browser_bridge_tests::harness::{Stack, uid_of};
+use serde_json::{Value, json};
+
+/// `(role, value)` of the element named `name`.
+fn element(extract: &Value, name: &str) -> (String, Option<String>) {
+    let e = extract["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no element {name:?} in {}", extract["elements"]));
+    (
+        e["role"].as_str().unwrap().to_owned(),
+        e["value"].as_str().map(str::to_owned),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn date_time_colour_and_range_inputs_are_listed_and_typed_into() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("controls/native-inputs.html", None)
+        .await
+        .expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let listed = [
+        ("Day", "date", None),
+        ("Set day", "date", Some("2024-02-29")),
+        ("Start", "time", None),
+        ("Exact time", "time", Some("08:05:09")),
+        ("Departure", "datetime-local", None),
+        ("Billing month", "month", None),
+        ("Sprint week", "week", Some("2025-W07")),
+        ("Colour", "color", Some("#888888")),
+        ("Volume", "slider", Some("4")),
+        ("Count", "spinbutton", Some("1")),
+    ];
+    for (name, role, value) in listed {
+        assert_eq!(
+            element(&page, name),
+            (role.to_owned(), value.map(str::to_owned)),
+            "{name}"
+        );
+    }
+    // The pickers' inner fields and buttons are not elements of their own.
+    assert!(
+        !page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "Show date picker" || e["name"] == "Year"),
+        "{}",
+        page["elements"]
+    );
+
+    // Each value in the input's own format: set, with `input` then `change`.
+    let typed = [
+        ("Day", "date", "2025-03-14", "2025-03-14"),
+        ("Start", "time", "14:30", "14:30"),
+        (
+            "Departure",
+            "datetime-local",
+            "2025-03-14T09:15",
+            "2025-03-14T09:15",
+        ),
+        ("Billing month", "month", "2025-03", "2025-03"),
+        ("Sprint week", "week", "2025-W11", "2025-W11"),
+        ("Colour", "color", "#2A9D8F", "#2a9d8f"),
+        ("Volume", "slider", "10", "10"),
+    ];
+    for (name, role, text, value) in typed {
+        let uid = uid_of(&page, role, name);
+        let r = stack
+            .act(json!({ "action": "type", "tabId": tab, "uid": uid, "text": text }))
+            .await
+            .unwrap_or_else(|e| panic!("type into {name}: {e}"));
+        assert_eq!(r["value"], value, "{name}");
+    }
+    assert_eq!(
+        stack
+            .eval(
+                tab,
+                "return ['date','time','dtl','month','week','color','range'].map((id) => document.getElementById(id).value).join(' ')"
+            )
+            .await
+            .unwrap(),
+        "2025-03-14 14:30 2025-03-14T09:15 2025-03 2025-W11 #2a9d8f 10"
+    );
+    assert_eq!(
+        stack
+            .eval(tab, "return window.__events.slice(0, 4).join(' ')")
+            .await
+            .unwrap(),
+        "date:input=2025-03-14 date:change=2025-03-14 time:input=14:30 time:change=14:30"
+    );
+    // A number input still takes typed text.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "spinbutton", "Count"), "text": "3" }))
+        .await
+        .expect("type a number");
+    assert_eq!(r["value"], "3");
+
+    // The next extract shows the new values.
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    assert_eq!(element(&page, "Day").1.as_deref(), Some("2025-03-14"));
+    assert_eq!(element(&page, "Colour").1.as_deref(), Some("#2a9d8f"));
+
+    // A value in another format is refused, names the format, and changes nothing.
+    let events = stack
+        .eval(tab, "return window.__events.length")
+        .await
+        .unwrap();
+    let bad = [
+        ("Day", "date", "14/03/2025", "yyyy-mm-dd"),
+        ("Start", "time", "2:30 PM", "hh:mm"),
+        (
+            "Departure",
+            "datetime-local",
+            "tomorrow",
+            "yyyy-mm-ddThh:mm",
+        ),
+        ("Billing month", "month", "March", "yyyy-mm"),
+        ("Sprint week", "week", "11", "yyyy-Www"),
+        ("Colour", "color", "teal", "#rrggbb"),
+        (
+            "Volume",
+            "slider",
+            "5",
+            "a number from 2 to 12 in steps of 2",
+        ),
+        ("Volume", "slider", "40", "a number from 2 to 12"),
+    ];
+    for (name, role, text, format) in bad {
+        let err = stack
+            .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, role, name), "text": text }))
+            .await
+            .expect_err(text);
+        assert_eq!(err.code, "invalid_action", "{name}: {err}");
+        assert!(err.message.contains(format), "{name}: {err}");
+    }
+    assert_eq!(
+        stack
+            .eval(
+                tab,
+                &format!("return [window.__events.slice({events}).filter((e) => !e.startsWith('number:')), document.getElementById('date').value, document.getElementById('range').value]")
+            )
+            .await
+            .unwrap(),
+        // (The number input's `change` fires when it loses focus.)
+        json!([[], "2025-03-14", "10"])
+    );
+
+    // Read-only and disabled inputs are refused.
+    let err = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "date", "Locked day"), "text": "2025-01-01" }))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_action", "{err}");
+    assert!(err.message.contains("read-only"), "{err}");
+    let err = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "color", "Disabled colour"), "text": "#ffffff" }))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "element_not_interactable", "{err}");
+
+    // An empty text empties a date.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "date", "Day"), "text": "" }))
+        .await
+        .expect("clear a date");
+    assert_eq!(r["value"], "");
+}
