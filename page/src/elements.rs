@@ -89,6 +89,7 @@ pub fn interactive_elements<'n>(
         .filter(|(_, n)| n.kind == Kind::Element)
         .map(|(i, n)| (n.backend_node_id, i))
         .collect();
+    let labels = LabelIndex::new(dom);
     let mut found: Vec<(usize, Candidate)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for node in ax {
@@ -151,7 +152,7 @@ pub fn interactive_elements<'n>(
                 .as_ref()
                 .and_then(|v| v.text())
                 .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
-            visible: is_visible(dom, id),
+            visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
@@ -269,6 +270,49 @@ pub fn is_visible(dom: &Dom<'_>, id: usize) -> bool {
         p = dom.nodes[a].parent;
     }
     true
+}
+
+/// `<label for>` elements per document and id, to tell whether a form control
+/// drawn by its label is visible.
+pub struct LabelIndex(HashMap<(usize, String), Vec<usize>>);
+
+impl LabelIndex {
+    /// Indexes every `<label for>` of `dom`.
+    pub fn new(dom: &Dom<'_>) -> LabelIndex {
+        let mut by_for: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        for (i, n) in dom.nodes.iter().enumerate() {
+            if n.kind == Kind::Element
+                && n.tag == "label"
+                && let Some(f) = dom.attr(i, "for")
+            {
+                by_for.entry((n.doc, f.to_owned())).or_default().push(i);
+            }
+        }
+        LabelIndex(by_for)
+    }
+
+    /// A form control (`<input>`, `<select>`, `<textarea>`) whose own box is hidden,
+    /// transparent or clipped away but one of whose `<label>`s — the enclosing one
+    /// or a `for` one — is visible: a person sees and clicks the label (a checkbox
+    /// drawn by a span over a visually hidden input), so the control is visible.
+    pub fn shows(&self, dom: &Dom<'_>, id: usize) -> bool {
+        let node = &dom.nodes[id];
+        if !matches!(node.tag.as_str(), "input" | "select" | "textarea") {
+            return false;
+        }
+        let own_id = dom.attr(id, "id");
+        let enclosing = std::iter::successors(node.parent, |&p| dom.nodes[p].parent)
+            .find(|&p| dom.nodes[p].tag == "label")
+            .filter(|&l| dom.attr(l, "for").is_none_or(|f| Some(f) == own_id));
+        let by_for = own_id
+            .and_then(|i| self.0.get(&(node.doc, i.to_owned())))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        enclosing
+            .into_iter()
+            .chain(by_for.iter().copied())
+            .any(|l| is_visible(dom, l))
+    }
 }
 
 fn in_hidden_shadow(dom: &Dom<'_>, id: usize) -> bool {

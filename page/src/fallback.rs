@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
-    Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, NATIVE_INPUT_TYPES, VALUE_MAX_CHARS,
-    cap, clean, is_visible,
+    Candidate, Elements, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES,
+    VALUE_MAX_CHARS, cap, clean, is_visible,
 };
 use browser_bridge_protocol::extract::Checked;
 
@@ -22,6 +22,7 @@ use browser_bridge_protocol::extract::Checked;
 /// main-content root, which ranks its links first over the cap).
 pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
     let ids = IdIndex::new(dom);
+    let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
     let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
     order.sort_by_key(|&i| dom.nodes[i].order);
@@ -61,7 +62,7 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             role: role.to_owned(),
             name: name_of(dom, &ids, id, role).and_then(|n| clean(&n, NAME_MAX_CHARS)),
             value,
-            visible: is_visible(dom, id),
+            visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: dom.attr(id, "disabled").is_some()
                 || dom
                     .attr(id, "aria-disabled")

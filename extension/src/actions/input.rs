@@ -20,10 +20,34 @@ use crate::cdp;
 use crate::core::keys::{is_known_key, key_events};
 use crate::core::messages::quote;
 
-/// Is `other` this element or inside it (crossing shadow roots)?
+/// Is `other` this element or inside it (crossing shadow roots), or inside one of
+/// its `<label>`s but not in other interactive content there (a click on the label
+/// activates the control: a checkbox drawn by a span over its hidden input)?
 const CONTAINS: &str = r#"function (other) {
-  for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
-  return false;
+  const within = (root) => { for (let n = other; n; n = n.parentNode || n.host) { if (n === root) return true; } return false; };
+  if (within(this)) return true;
+  const labels = this.labels ? Array.from(this.labels) : [];
+  const label = labels.find(within);
+  if (!label) return false;
+  const el = other.nodeType === 1 ? other : other.parentElement;
+  const inner = el && el.closest('a[href], button, input, select, textarea, [tabindex]');
+  return !inner || inner === label || !label.contains(inner);
+}"#;
+
+/// The click point of a form control drawn by its `<label>` — its own box is
+/// under 2 px or outside the document (a visually hidden or off-page checkbox) —
+/// in the main frame: a point near the start of its first rendered label, after
+/// scrolling that into view (`[x, y]`, CSS px, viewport); `null` otherwise.
+const LABEL_POINT: &str = r#"function () {
+  if (window !== window.top || !this.labels || this.labels.length === 0) return null;
+  const r = this.getBoundingClientRect();
+  const drawnElsewhere = r.width < 2 || r.height < 2 || r.right + scrollX <= 0 || r.bottom + scrollY <= 0;
+  if (!drawnElsewhere) return null;
+  const label = Array.from(this.labels).find((l) => { const b = l.getBoundingClientRect(); return b.width >= 2 && b.height >= 2; });
+  if (!label) return null;
+  if (label.scrollIntoViewIfNeeded) label.scrollIntoViewIfNeeded(); else label.scrollIntoView({ block: 'center' });
+  const b = label.getBoundingClientRect();
+  return [b.left + Math.min(b.width / 2, 8), b.top + b.height / 2];
 }"#;
 
 /// `{disabled}` of an element.
@@ -62,7 +86,8 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
     Ok(model.centre())
 }
 
-/// Checks that a click at `(x, y)` lands on `node` or a descendant.
+/// Checks that a click at `(x, y)` lands on `node` or a descendant, or on its
+/// `<label>` (see [`CONTAINS`]).
 ///
 /// # Errors
 /// `element_not_interactable` naming the covering element.
@@ -125,7 +150,11 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
             format!("{} is disabled", node.label),
         ));
     }
-    let point = click_point(tab, &node).await?;
+    let by_label = dom::call_on(tab, &node.object_id, LABEL_POINT, Vec::new()).await?;
+    let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
+        (Some(x), Some(y)) => (x, y),
+        _ => click_point(tab, &node).await?,
+    };
     hit_test(tab, &node, point).await?;
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let button = button(p.button);

@@ -382,3 +382,36 @@ fn date_time_and_colour_inputs_are_listed_by_input_type_with_their_value() {
     inputs.ax_trees.clear();
     assert_eq!(lines(&inputs), expected);
 }
+
+#[test]
+fn controls_drawn_by_their_label_over_a_hidden_input_are_visible() {
+    let mut inputs = load("custom_checkbox");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    e.visible.unwrap()
+                )
+            })
+            .collect()
+    };
+    let expected = [
+        "checkbox Email me receipts true",
+        "radio Daily true",
+        "radio Weekly true",
+        "checkbox Rotate the API keys true",
+        "switch Dark mode true",
+        "switch Beta features true",
+        "checkbox I accept the terms of service true",
+        "link terms of service true",
+        "button Save true",
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    assert_eq!(got(&inputs), expected);
+}

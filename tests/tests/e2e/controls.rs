@@ -179,3 +179,94 @@ async fn date_time_colour_and_range_inputs_are_listed_and_typed_into() {
         .expect("clear a date");
     assert_eq!(r["value"], "");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkboxes_radios_and_switches_drawn_over_hidden_inputs_are_visible_and_toggle_once() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("controls/custom-checkbox.html", None)
+        .await
+        .expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let controls = [
+        ("checkbox", "Email me receipts"),
+        ("radio", "Weekly"),
+        ("checkbox", "Rotate the API keys"),
+        ("switch", "Dark mode"),
+        ("switch", "Beta features"),
+        ("checkbox", "I accept the terms of service"),
+    ];
+    for (role, name) in controls {
+        let e = page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["role"] == role && e["name"] == name)
+            .unwrap_or_else(|| panic!("no {role} {name:?} in {}", page["elements"]));
+        assert_eq!(e["visible"], true, "{name}");
+        assert_eq!(e["checked"], "false", "{name}");
+        stack
+            .act(json!({ "action": "click", "tabId": tab, "uid": uid_of(&page, role, name) }))
+            .await
+            .unwrap_or_else(|e| panic!("click {name}: {e}"));
+    }
+    // Each click toggled its control once, and the link in a label was not followed.
+    assert_eq!(
+        stack
+            .eval(tab, "return [window.__changes.join(' '), location.hash]")
+            .await
+            .unwrap(),
+        json!(["receipts=on weekly=on todo=on beta=on terms=on", ""])
+    );
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    for (role, name) in controls {
+        let e = page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["role"] == role && e["name"] == name)
+            .unwrap();
+        assert_eq!(
+            (e["checked"].clone(), e["visible"].clone()),
+            (json!("true"), json!(true)),
+            "{name}"
+        );
+    }
+    // A second click unticks.
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid_of(&page, "checkbox", "Email me receipts") }))
+        .await
+        .expect("click again");
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid_of(&page, "button", "Save") }))
+        .await
+        .expect("save");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('out').textContent")
+            .await
+            .unwrap(),
+        "receipts=off digest=weekly todo=on dark=true beta=on terms=on"
+    );
+    // The link inside a label is still its own element and is followed when clicked.
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": uid_of(&page, "link", "terms of service") }))
+        .await
+        .expect("click the link");
+    assert_eq!(
+        stack
+            .eval(
+                tab,
+                "return [location.hash, document.getElementById('terms').checked]"
+            )
+            .await
+            .unwrap(),
+        json!(["#terms-text", true])
+    );
+}
