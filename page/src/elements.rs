@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::snapshot::AxNode;
-use browser_bridge_protocol::extract::{Checked, ELEMENTS_MAX};
+use browser_bridge_protocol::extract::{Checked, ELEMENTS_MAX, OPTIONS_MAX};
 
 /// Roles an agent can act on.
 pub const INTERACTIVE_ROLES: &[&str] = &[
@@ -62,6 +62,8 @@ pub struct Candidate {
     pub href: Option<String>,
     /// The node's index in the [`Dom`] arena.
     pub node: usize,
+    /// A `<select>`'s option labels ([`select_options`]).
+    pub options: Option<Vec<String>>,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -140,6 +142,7 @@ pub fn interactive_elements<'n>(
             }
             _ => None,
         };
+        let select = select_options(dom, id);
         let candidate = Candidate {
             backend_node_id: backend,
             name: node
@@ -147,17 +150,21 @@ pub fn interactive_elements<'n>(
                 .as_ref()
                 .and_then(|v| v.text())
                 .and_then(|s| clean(&s, NAME_MAX_CHARS)),
-            value: node
-                .value
-                .as_ref()
-                .and_then(|v| v.text())
-                .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
+            value: match &select {
+                Some(s) if s.value.is_some() => s.value.clone(),
+                _ => node
+                    .value
+                    .as_ref()
+                    .and_then(|v| v.text())
+                    .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
+            },
             visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             node: id,
             role,
+            options: select.map(|s| s.options),
         };
         found.push((dom.nodes[id].order, candidate));
     }
@@ -317,6 +324,62 @@ impl LabelIndex {
 
 fn in_hidden_shadow(dom: &Dom<'_>, id: usize) -> bool {
     dom.nodes[id].shadow == Some(Shadow::UserAgent)
+}
+
+/// Longest option label kept (chars).
+pub const OPTION_MAX_CHARS: usize = 40;
+
+/// What a `<select>` offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectOptions {
+    /// Option labels in order (`label` attribute, else text), at most
+    /// [`OPTIONS_MAX`], each at most [`OPTION_MAX_CHARS`].
+    pub options: Vec<String>,
+    /// The selected options' labels, joined with `, ` (several in a
+    /// `<select multiple>`); `None` when none is selected.
+    pub value: Option<String>,
+}
+
+/// The options of `id` when it is a `<select>` (in its `<optgroup>`s too).
+/// Snapshots without `optionSelected` give no `value`.
+pub fn select_options(dom: &Dom<'_>, id: usize) -> Option<SelectOptions> {
+    if dom.nodes[id].tag != "select" {
+        return None;
+    }
+    let mut options = Vec::new();
+    let mut selected = Vec::new();
+    let mut stack: Vec<usize> = dom.nodes[id].children.iter().rev().copied().collect();
+    while let Some(n) = stack.pop() {
+        match dom.nodes[n].tag.as_str() {
+            "option" => {
+                let label = dom
+                    .attr(n, "label")
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        dom.nodes[n]
+                            .children
+                            .iter()
+                            .map(|&c| dom.nodes[c].text)
+                            .collect::<String>()
+                    });
+                let label = clean(&label, OPTION_MAX_CHARS).unwrap_or_default();
+                if dom.option_selected(n) {
+                    selected.push(label.clone());
+                }
+                if options.len() < OPTIONS_MAX {
+                    options.push(label);
+                }
+            }
+            // `<optgroup>`s, and the slot of the select's user-agent shadow tree.
+            _ => stack.extend(dom.nodes[n].children.iter().rev().copied()),
+        }
+    }
+    let value = (!selected.is_empty()).then(|| selected.join(", "));
+    Some(SelectOptions {
+        options,
+        value: value.and_then(|v| clean(&v, VALUE_MAX_CHARS)),
+    })
 }
 
 /// An `<option>` of a `<select>`: chosen through `select_option` on the select, not

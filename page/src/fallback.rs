@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
     Candidate, Elements, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES,
-    VALUE_MAX_CHARS, cap, clean, is_visible,
+    VALUE_MAX_CHARS, cap, clean, is_visible, select_options,
 };
 use browser_bridge_protocol::extract::Checked;
 
@@ -50,7 +50,9 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             }
             _ => None,
         };
+        let select = select_options(dom, id);
         let value = match role {
+            _ if select.is_some() => select.as_ref().and_then(|s| s.value.clone()),
             "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "date" | "time"
             | "datetime-local" | "month" | "week" | "color" => {
                 dom.input_value(id).and_then(|v| clean(v, VALUE_MAX_CHARS))
@@ -70,6 +72,7 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             node: id,
+            options: select.map(|s| s.options),
         });
     }
     cap(dom, items, main)

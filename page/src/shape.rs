@@ -66,6 +66,7 @@ pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> Ex
             visible: Some(c.visible),
             disabled: c.disabled.then_some(true),
             checked: c.checked,
+            options: c.options,
         })
         .collect();
     let (text, text_cut) = truncate_bytes(&inputs.text, TEXT_MAX_BYTES);

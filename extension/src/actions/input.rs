@@ -7,7 +7,7 @@
 use browser_bridge_cdp::dom::{GetBoxModel, GetNodeForLocation, ScrollIntoViewIfNeeded};
 use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, MouseEventType};
 use browser_bridge_cdp::page::GetLayoutMetrics;
-use browser_bridge_cdp::runtime::{CallArgument, RemoteObjectId};
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
@@ -32,6 +32,26 @@ const CONTAINS: &str = r#"function (other) {
   const el = other.nodeType === 1 ? other : other.parentElement;
   const inner = el && el.closest('a[href], button, input, select, textarea, [tabindex]');
   return !inner || inner === label || !label.contains(inner);
+}"#;
+
+/// `{dropdown, disabled}` for an `<option>` of a drop-down `<select>` (one that
+/// is neither `multiple` nor sized, whose options have no box to click), `null`
+/// for anything else.
+const DROPDOWN_OPTION: &str = r#"function () {
+  if (!(this instanceof HTMLOptionElement)) return null;
+  const select = this.closest('select');
+  if (!select || select.multiple || select.size > 1) return null;
+  const group = this.parentElement && this.parentElement.closest('optgroup');
+  return { dropdown: true, disabled: select.disabled || this.disabled || !!(group && group.disabled) };
+}"#;
+
+/// Selects this `<option>` alone and dispatches `input` and `change` on its
+/// `<select>`, as choosing it from the open drop-down does.
+const PICK_OPTION: &str = r#"function () {
+  const select = this.closest('select');
+  this.selected = true;
+  select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  select.dispatchEvent(new Event('change', { bubbles: true }));
 }"#;
 
 /// The click point of a form control drawn by its `<label>` — its own box is
@@ -150,6 +170,10 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
             format!("{} is disabled", node.label),
         ));
     }
+    let option = dom::call_on(tab, &node.object_id, DROPDOWN_OPTION, Vec::new()).await?;
+    if option["dropdown"] == true {
+        return pick_option(app, tab, &node, option["disabled"] == true).await;
+    }
     let by_label = dom::call_on(tab, &node.object_id, LABEL_POINT, Vec::new()).await?;
     let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
         (Some(x), Some(y)) => (x, y),
@@ -181,6 +205,42 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         Ok::<(), cdp::CdpError>(())
     };
     let report = watch.run(input).await?;
+    Ok(ActionResult::Click(ClickResult {
+        tab_id: tab,
+        url: report.url,
+        navigated: report.navigated,
+        effects: report.effects,
+    }))
+}
+
+/// `click` on an `<option>` of a drop-down `<select>`: selects it ([`PICK_OPTION`]).
+///
+/// # Errors
+/// `element_not_interactable` when the option or its select is disabled.
+async fn pick_option(
+    app: &App,
+    tab: TabId,
+    node: &Node,
+    disabled: bool,
+) -> Result<ActionResult, BridgeError> {
+    if disabled {
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!("{} is disabled", node.label),
+        ));
+    }
+    let call = CallFunctionOn {
+        object_id: node.object_id.clone(),
+        function_declaration: PICK_OPTION.to_owned(),
+        arguments: Vec::new(),
+        return_by_value: Some(true),
+        await_promise: Some(false),
+        user_gesture: Some(true),
+    };
+    let watch = Watch::start(app, tab).await;
+    let report = watch
+        .run(async move { cdp::send(tab, &call).await.map(|_| ()) })
+        .await?;
     Ok(ActionResult::Click(ClickResult {
         tab_id: tab,
         url: report.url,

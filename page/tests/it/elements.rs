@@ -415,3 +415,34 @@ fn controls_drawn_by_their_label_over_a_hidden_input_are_visible() {
     inputs.ax_trees.clear();
     assert_eq!(got(&inputs), expected);
 }
+
+#[test]
+fn selects_list_their_options_and_the_selected_ones() {
+    let mut inputs = load("select");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} = {} [{}]",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    e.value.as_deref().unwrap_or("-"),
+                    e.options.as_deref().unwrap_or_default().join("|")
+                )
+            })
+            .collect()
+    };
+    let years: Vec<String> = (1950..1980).map(|y| y.to_string()).collect();
+    let expected = [
+        "combobox Country = Germany [Choose…|France|Germany|Spain]".to_owned(),
+        "combobox Speed = Standard (3–5 days) [Standard (3–5 days)|Express|Same day]".to_owned(),
+        "listbox Extras = Gift wrap, Signature [Gift wrap|Insurance|Signature|SMS updates]"
+            .to_owned(),
+        format!("combobox Year = 1990 [{}]", years.join("|")),
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    assert_eq!(got(&inputs), expected);
+}

@@ -79,6 +79,7 @@ fn el(role: &str, name: &str) -> Element {
         visible: None,
         disabled: None,
         checked: None,
+        options: None,
     }
 }
 

@@ -270,3 +270,102 @@ async fn checkboxes_radios_and_switches_drawn_over_hidden_inputs_are_visible_and
         json!(["#terms-text", true])
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selects_show_their_options_and_an_option_click_selects_it() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("controls/select.html", None)
+        .await
+        .expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let line = |page: &Value, name: &str| {
+        let e = page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name:?} in {}", page["elements"]))
+            .clone();
+        (e["role"].clone(), e["value"].clone(), e["options"].clone())
+    };
+    assert_eq!(
+        line(&page, "Country"),
+        (
+            json!("combobox"),
+            json!("Germany"),
+            json!(["Choose…", "France", "Germany", "Spain"])
+        )
+    );
+    assert_eq!(
+        line(&page, "Speed"),
+        (
+            json!("combobox"),
+            json!("Standard (3–5 days)"),
+            json!(["Standard (3–5 days)", "Express", "Same day"])
+        )
+    );
+    assert_eq!(
+        line(&page, "Extras"),
+        (
+            json!("listbox"),
+            json!("Gift wrap, Signature"),
+            json!(["Gift wrap", "Insurance", "Signature", "SMS updates"])
+        )
+    );
+    let (_, year, options) = line(&page, "Year");
+    assert_eq!(
+        (year, options.as_array().unwrap().len()),
+        (json!("1990"), 30)
+    );
+    // Options are chosen on their select, not listed as elements of their own.
+    assert!(
+        !page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["role"] == "option"),
+        "{}",
+        page["elements"]
+    );
+
+    // A label shown in `options` is what select_option takes.
+    let r = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "uid": uid_of(&page, "combobox", "Speed"), "values": ["Express"] }))
+        .await
+        .expect("select by label");
+    assert_eq!(r["selected"], json!(["exp"]));
+    let r = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "uid": uid_of(&page, "listbox", "Extras"), "values": ["Insurance", "SMS updates"] }))
+        .await
+        .expect("select several");
+    assert_eq!(r["selected"], json!(["ins", "sms"]));
+
+    // A click on an option of a drop-down select selects it alone.
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "selector": "#country option[value=es]" }))
+        .await
+        .expect("click an option");
+    assert_eq!(
+        stack
+            .eval(tab, "return [document.getElementById('country').value, window.__events.filter((e) => e.startsWith('country')).join(' ')]")
+            .await
+            .unwrap(),
+        json!(["es", "country:input=es country:change=es"])
+    );
+    // In a listbox, a click on an option is a real click: it selects that option alone.
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "selector": "#extras option[value=gift]" }))
+        .await
+        .expect("click a listbox option");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    assert_eq!(line(&page, "Country").1, json!("Spain"));
+    assert_eq!(line(&page, "Speed").1, json!("Express"));
+    assert_eq!(line(&page, "Extras").1, json!("Gift wrap"));
+}

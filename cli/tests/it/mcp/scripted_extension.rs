@@ -108,6 +108,7 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 visible: None,
                 disabled: None,
                 checked: None,
+                options: None,
             },
             Element {
                 uid: Uid("e7".into()),
@@ -117,6 +118,7 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 visible: None,
                 disabled: Some(true),
                 checked: None,
+                options: None,
             },
         ],
         obstacle: None,
