@@ -50,7 +50,7 @@ pub struct Candidate {
     pub role: String,
     /// Accessible name, whitespace-collapsed and capped.
     pub name: Option<String>,
-    /// Current value, capped.
+    /// Current value, exact ([`exact`]) and capped.
     pub value: Option<String>,
     /// Rendered with an area inside the document and not `visibility:hidden`.
     pub visible: bool,
@@ -64,6 +64,10 @@ pub struct Candidate {
     pub node: usize,
     /// A `<select>`'s option labels ([`select_options`]).
     pub options: Option<Vec<String>>,
+    /// A text field that takes several lines.
+    pub multiline: bool,
+    /// A field whose value cannot be edited.
+    pub readonly: bool,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -107,8 +111,17 @@ pub fn interactive_elements<'n>(
         let Some(&id) = by_backend.get(&backend) else {
             continue;
         };
+        let prop = |name: &str| {
+            node.properties
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.value.text())
+        };
+        // A contenteditable editing host is a generic node that Chromium marks editable.
+        let editor = prop("editable").is_some() && is_editing_host(dom, id);
         let role = match native_input_type(dom, id) {
             Some(input_type) if is_native_input_role(&role) => input_type.to_owned(),
+            _ if editor && !INTERACTIVE_ROLES.contains(&role.as_str()) => "textbox".to_owned(),
             _ => normalise_role(role),
         };
         if !INTERACTIVE_ROLES.contains(&role.as_str())
@@ -123,12 +136,6 @@ pub fn interactive_elements<'n>(
         if in_hidden_shadow(dom, id) || !seen.insert(backend) || is_select_option(dom, id) {
             continue;
         }
-        let prop = |name: &str| {
-            node.properties
-                .iter()
-                .find(|p| p.name == name)
-                .and_then(|p| p.value.text())
-        };
         let checked = match prop("checked").as_deref() {
             Some("true") => Some(Checked::True),
             Some("false") => Some(Checked::False),
@@ -156,7 +163,7 @@ pub fn interactive_elements<'n>(
                     .value
                     .as_ref()
                     .and_then(|v| v.text())
-                    .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
+                    .and_then(|s| exact(&s, VALUE_MAX_CHARS)),
             },
             visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
@@ -165,6 +172,8 @@ pub fn interactive_elements<'n>(
             node: id,
             role,
             options: select.map(|s| s.options),
+            multiline: prop("multiline").as_deref() == Some("true") || editor,
+            readonly: prop("readonly").as_deref() == Some("true"),
         };
         found.push((dom.nodes[id].order, candidate));
     }
@@ -224,6 +233,17 @@ fn normalise_role(role: String) -> String {
     }
 }
 
+/// An element whose `contenteditable` attribute makes it editable (`""`, `true`,
+/// `plaintext-only`): the host of a rich-text or plain-text editor.
+pub fn is_editing_host(dom: &Dom<'_>, id: usize) -> bool {
+    dom.attr(id, "contenteditable").is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "true" | "plaintext-only"
+        )
+    })
+}
+
 /// Chromium's internal roles for the date, time and colour inputs.
 fn is_native_input_role(role: &str) -> bool {
     matches!(role, "Date" | "DateTime" | "InputTime" | "ColorWell")
@@ -236,6 +256,20 @@ pub fn native_input_type(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
     }
     let t = dom.attr(id, "type")?.trim().to_ascii_lowercase();
     NATIVE_INPUT_TYPES.iter().copied().find(|n| *n == t)
+}
+
+/// `s` as it is (a field's value: runs of spaces and line breaks are part of it),
+/// at most `max` chars (ending in `…` when cut); `None` when empty.
+pub fn exact(s: &str, max: usize) -> Option<String> {
+    if s.is_empty() {
+        return None;
+    }
+    if s.chars().count() <= max {
+        return Some(s.to_owned());
+    }
+    let mut cut: String = s.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Some(cut)
 }
 
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
     Candidate, Elements, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES,
-    VALUE_MAX_CHARS, cap, clean, is_visible, select_options,
+    VALUE_MAX_CHARS, cap, clean, exact, is_editing_host, is_visible, select_options,
 };
 use browser_bridge_protocol::extract::Checked;
 
@@ -55,7 +55,7 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             _ if select.is_some() => select.as_ref().and_then(|s| s.value.clone()),
             "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "date" | "time"
             | "datetime-local" | "month" | "week" | "color" => {
-                dom.input_value(id).and_then(|v| clean(v, VALUE_MAX_CHARS))
+                dom.input_value(id).and_then(|v| exact(v, VALUE_MAX_CHARS))
             }
             _ => None,
         };
@@ -73,6 +73,17 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             node: id,
             options: select.map(|s| s.options),
+            multiline: role == "textbox"
+                && (node.tag == "textarea"
+                    || is_editing_host(dom, id)
+                    || dom
+                        .attr(id, "aria-multiline")
+                        .is_some_and(|v| v.trim() == "true")),
+            readonly: (matches!(node.tag.as_str(), "input" | "textarea")
+                && dom.attr(id, "readonly").is_some())
+                || dom
+                    .attr(id, "aria-readonly")
+                    .is_some_and(|v| v.trim() == "true"),
         });
     }
     cap(dom, items, main)
@@ -128,12 +139,7 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
                     "textbox"
                 })),
         },
-        _ if dom
-            .attr(id, "contenteditable")
-            .is_some_and(|v| matches!(v.trim(), "" | "true" | "plaintext-only")) =>
-        {
-            Some("textbox")
-        }
+        _ if is_editing_host(dom, id) => Some("textbox"),
         _ => None,
     }
 }

@@ -129,7 +129,8 @@ pub fn render_extract(extract: &ExtractResult, include_text: bool) -> String {
     out
 }
 
-/// One element line: `e7 button "Save" value="x" checked disabled hidden`; a
+/// One element line: `e7 textbox "Notes" value="x" multiline readonly disabled
+/// hidden` (`checked`/`unchecked`/`mixed` for toggles); a
 /// `<select>` ends with its option labels: `options=["France","Spain"]`.
 pub fn render_element(out: &mut String, element: &Element) {
     out.push_str(&element.uid.0);
@@ -148,6 +149,12 @@ pub fn render_element(out: &mut String, element: &Element) {
         Some(Checked::False) => out.push_str(" unchecked"),
         Some(Checked::Mixed) => out.push_str(" mixed"),
         None => {}
+    }
+    if element.multiline == Some(true) {
+        out.push_str(" multiline");
+    }
+    if element.readonly == Some(true) {
+        out.push_str(" readonly");
     }
     if element.disabled == Some(true) {
         out.push_str(" disabled");
@@ -250,6 +257,8 @@ mod tests {
             visible: None,
             disabled: None,
             checked: None,
+            multiline: None,
+            readonly: None,
             options: None,
         }
     }
@@ -259,6 +268,8 @@ mod tests {
         save.disabled = Some(true);
         let mut field = element("e8", "textbox", Some("Say \"hi\"\n  now"));
         field.value = Some("draft".into());
+        field.multiline = Some(true);
+        field.readonly = Some(true);
         let mut remember = element("e9", "checkbox", Some("Remember me"));
         remember.checked = Some(Checked::True);
         remember.visible = Some(false);
@@ -295,7 +306,7 @@ mod tests {
         let expected = "tab 5 · https://example.com/login · Sign in\n\n# Sign in\n\nWelcome back.\n\n\
             elements (uid role \"name\"; act on them by uid):\n\
             e7 button \"Save\" disabled\n\
-            e8 textbox \"Say \\\"hi\\\" now\" value=\"draft\"\n\
+            e8 textbox \"Say \\\"hi\\\" now\" value=\"draft\" multiline readonly\n\
             e9 checkbox \"Remember me\" checked hidden\n\
             e10 link\n\
             e11 combobox \"Country\" value=\"Spain\" options=[\"France\",\"Spain\",\"Côte \\\"d'Azur\\\"\"]\n\

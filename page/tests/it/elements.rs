@@ -446,3 +446,68 @@ fn selects_list_their_options_and_the_selected_ones() {
     inputs.ax_trees.clear();
     assert_eq!(got(&inputs), expected);
 }
+
+#[test]
+fn text_fields_say_multiline_and_readonly_and_editors_are_textboxes() {
+    let mut inputs = load("textboxes");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}{}{}",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    if e.multiline == Some(true) {
+                        " multiline"
+                    } else {
+                        ""
+                    },
+                    if e.readonly == Some(true) {
+                        " readonly"
+                    } else {
+                        ""
+                    },
+                )
+            })
+            .collect()
+    };
+    let values: Vec<_> = shape_extract(TabId(3), &inputs, &mut UidCache::new())
+        .elements
+        .into_iter()
+        .take(2)
+        .map(|e| e.value)
+        .collect();
+    assert_eq!(
+        values,
+        [
+            Some("Quarterly   report".to_owned()),
+            Some("Line one\nLine two".to_owned())
+        ]
+    );
+    let expected = [
+        "textbox Subject",
+        "textbox Body multiline",
+        "textbox Order number readonly",
+        "textbox Terms multiline readonly",
+        "searchbox Search",
+        "textbox Notes multiline",
+        "textbox Plain notes multiline",
+        "textbox  multiline",
+        "textbox ARIA editor multiline",
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    let fallback = got(&inputs);
+    assert_eq!(fallback[..5], expected[..5]);
+    assert_eq!(
+        fallback[5..],
+        [
+            "textbox Notes multiline",
+            "textbox Plain notes multiline",
+            "textbox Unlabelled editor multiline",
+            "textbox ARIA editor multiline"
+        ]
+    );
+}

@@ -369,3 +369,86 @@ async fn selects_show_their_options_and_an_option_click_selects_it() {
     assert_eq!(line(&page, "Speed").1, json!("Express"));
     assert_eq!(line(&page, "Extras").1, json!("Gift wrap"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_fields_show_multiline_readonly_exact_values_and_editors() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("controls/textboxes.html", None)
+        .await
+        .expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let field = |page: &Value, name: &str| {
+        let e = page["elements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name:?} in {}", page["elements"]))
+            .clone();
+        (
+            e["role"].clone(),
+            e["value"].clone(),
+            e["multiline"].clone(),
+            e["readonly"].clone(),
+        )
+    };
+    let null = Value::Null;
+    assert_eq!(
+        field(&page, "Subject"),
+        (
+            json!("textbox"),
+            json!("Quarterly   report"),
+            null.clone(),
+            null.clone()
+        )
+    );
+    assert_eq!(
+        field(&page, "Body"),
+        (
+            json!("textbox"),
+            json!("Line one\nLine two"),
+            json!(true),
+            null.clone()
+        )
+    );
+    assert_eq!(
+        field(&page, "Order number"),
+        (json!("textbox"), json!("A-1042"), null.clone(), json!(true))
+    );
+    assert_eq!(
+        field(&page, "Terms"),
+        (
+            json!("textbox"),
+            json!("Read only text"),
+            json!(true),
+            json!(true)
+        )
+    );
+    assert_eq!(
+        field(&page, "Notes"),
+        (
+            json!("textbox"),
+            json!("First bold paragraph"),
+            json!(true),
+            null.clone()
+        )
+    );
+    assert_eq!(field(&page, "Plain notes").0, json!("textbox"));
+
+    // The contenteditable editor takes typed text; a read-only field is refused.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "textbox", "Notes"), "text": "Hello editor" }))
+        .await
+        .expect("type into the editor");
+    assert_eq!(r["value"], "Hello editor");
+    let err = stack
+        .act(json!({ "action": "type", "tabId": tab, "uid": uid_of(&page, "textbox", "Order number"), "text": "B-1" }))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_action", "{err}");
+    assert!(err.message.contains("read-only"), "{err}");
+}

@@ -108,6 +108,8 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 visible: None,
                 disabled: None,
                 checked: None,
+                multiline: None,
+                readonly: None,
                 options: None,
             },
             Element {
@@ -118,6 +120,8 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 visible: None,
                 disabled: Some(true),
                 checked: None,
+                multiline: None,
+                readonly: None,
                 options: None,
             },
         ],
