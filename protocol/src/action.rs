@@ -71,7 +71,8 @@ pub enum Action {
     Type(Type),
     /// Press one key (KeyboardEvent.key) in the focused element.
     PressKey(PressKey),
-    /// Select options of a `<select>` by value, then by label.
+    /// Select options of a `<select>` by value, then by label; on a custom combobox,
+    /// open it and click the option by label, then value.
     SelectOption(SelectOption),
     /// Scroll the page or a container.
     Scroll(Scroll),

@@ -7,9 +7,9 @@
 //! draws them with its own widgets): their value is set in the input's own format,
 //! then `input` and `change` are dispatched, as a picker does (PROTOCOL.md §5).
 
-use browser_bridge_cdp::dom::{Focus, SetFileInputFiles};
+use browser_bridge_cdp::dom::{DescribeNode, Focus, SetFileInputFiles};
 use browser_bridge_cdp::input::InsertText;
-use browser_bridge_cdp::runtime::Evaluate;
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate};
 use browser_bridge_protocol::action::{Scroll, ScrollDirection, SelectOption, Type, UploadFile};
 use browser_bridge_protocol::result::{
     ScrollResult, SelectOptionResult, TypeResult, UploadFileResult,
@@ -195,12 +195,48 @@ const SELECT: &str = r#"function (values) {
   return { selected: Array.from(this.selectedOptions).map((o) => o.value) };
 }"#;
 
+/// The visible `role=option` elements of the combobox `cb`: those in the popups it
+/// names (`aria-controls`, `aria-owns`), else every one in its document.
+const ARIA_OPTIONS: &str = r#"const ariaOptions = (cb) => {
+  const root = cb.getRootNode();
+  const ids = ((cb.getAttribute('aria-controls') || '') + ' ' + (cb.getAttribute('aria-owns') || '')).split(/\s+/).filter(Boolean);
+  const opts = [];
+  for (const id of ids) {
+    const r = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+    if (!r) continue;
+    if (r.getAttribute('role') === 'option') opts.push(r);
+    opts.push(...r.querySelectorAll('[role=option]'));
+  }
+  const all = opts.length ? opts : Array.from(root.querySelectorAll('[role=option]'));
+  return all.filter((o) => { const b = o.getBoundingClientRect(); return b.width > 0 && b.height > 0 && getComputedStyle(o).visibility !== 'hidden'; });
+};
+const optionLabel = (o) => (o.getAttribute('aria-label') || o.innerText || o.textContent || '').trim().replace(/\s+/g, ' ');
+const optionValue = (o) => o.getAttribute('data-value') ?? o.getAttribute('value') ?? o.id;
+const pick = (opts, want) => {
+  const w = want.trim().replace(/\s+/g, ' ');
+  let i = opts.findIndex((o) => optionLabel(o) === w);
+  if (i < 0) i = opts.findIndex((o) => optionLabel(o).toLowerCase() === w.toLowerCase());
+  if (i < 0) i = opts.findIndex((o) => optionValue(o) === want);
+  return i;
+};"#;
+
+/// `{combobox, expanded}`: is this a custom (ARIA) combobox, and is it open?
+const ARIA_COMBOBOX: &str = r#"function () {
+  const role = (this.getAttribute('role') || '').trim().split(/\s+/)[0];
+  const popup = this.getAttribute('aria-haspopup');
+  return { combobox: role === 'combobox' || popup === 'listbox' || popup === 'true', expanded: this.getAttribute('aria-expanded') === 'true' };
+}"#;
+
 /// `select_option`.
 ///
+/// A custom combobox (`role=combobox`, `aria-haspopup=listbox`) is opened with a
+/// click, and the `role=option` matching each value (label, then case-insensitive
+/// label, then `data-value`/`value`/`id`) is clicked, as a person picks it.
+///
 /// # Errors
-/// `invalid_action` when an option is missing, the element is not a `<select>`,
-/// or several values go to a single select; `element_not_interactable` when
-/// disabled.
+/// `invalid_action` when an option is missing (naming the available ones), the
+/// element is neither a `<select>` nor a combobox, or several values go to a
+/// single select; `element_not_interactable` when disabled.
 pub async fn select_option(
     app: &App,
     tab: TabId,
@@ -212,6 +248,11 @@ pub async fn select_option(
     };
     let _ = cdp::send(tab, &focus).await;
     let r = dom::call_with(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
+    if r["error"] == "not_select"
+        && dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?["combobox"] == true
+    {
+        return select_aria(tab, &node, &p.values).await;
+    }
     match r["error"].as_str() {
         None => Ok(ActionResult::SelectOption(SelectOptionResult {
             tab_id: tab,
@@ -238,6 +279,117 @@ pub async fn select_option(
             with_article(r["what"].as_str().unwrap_or("?"))
         ))),
     }
+}
+
+/// Did the combobox take the clicked option: its value or text shows the label,
+/// the option is `aria-selected`, or the popup closed?
+const TOOK: &str = r#"function (option, label) {
+  const shown = String(this.value ?? '') + ' ' + (this.innerText || '');
+  return shown.includes(label) || option.getAttribute('aria-selected') === 'true' || !option.isConnected
+    || this.getAttribute('aria-expanded') !== 'true';
+}"#;
+
+/// How long a combobox's options may take to appear after it opens (ms).
+const OPTIONS_WAIT_MS: u32 = 2_000;
+
+/// [`select_option`] on a custom combobox: for each value, open it when closed,
+/// wait for its options, click the matching one, and check that it took.
+async fn select_aria(
+    tab: TabId,
+    node: &dom::Node,
+    values: &[String],
+) -> Result<ActionResult, BridgeError> {
+    let find = format!(
+        "function (want) {{ {ARIA_OPTIONS} const opts = ariaOptions(this); \
+         return {{ index: pick(opts, want), labels: opts.slice(0, 30).map(optionLabel) }}; }}"
+    );
+    let option_at = format!("function (i) {{ {ARIA_OPTIONS} return ariaOptions(this)[i]; }}");
+    let mut selected = Vec::new();
+    for want in values {
+        let state = dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?;
+        if state["expanded"] != true {
+            input::click_node(tab, node).await?;
+        }
+        let mut waited = 0;
+        let found = loop {
+            let found = dom::call_with(tab, &node.object_id, &find, &[json!(want)]).await?;
+            let ready = found["index"].as_i64().is_some_and(|i| i >= 0);
+            if ready || waited >= OPTIONS_WAIT_MS {
+                break found;
+            }
+            gloo_timers::future::TimeoutFuture::new(100).await;
+            waited += 100;
+        };
+        let Some(index) = found["index"].as_i64().filter(|&i| i >= 0) else {
+            let _ = input::press(tab, "Escape", 0).await;
+            let labels = found["labels"].as_array().cloned().unwrap_or_default();
+            return Err(BridgeError::invalid_action(if labels.is_empty() {
+                format!(
+                    "{} showed no options (role=option) after opening",
+                    node.label
+                )
+            } else {
+                format!(
+                    "{} has no option with label or value {}; options: {}",
+                    node.label,
+                    quote(want),
+                    cap(&Value::Array(labels).to_string())
+                )
+            }));
+        };
+        let call = CallFunctionOn {
+            object_id: node.object_id.clone(),
+            function_declaration: option_at.clone(),
+            arguments: vec![CallArgument::Value(json!(index))],
+            return_by_value: Some(false),
+            await_promise: Some(false),
+            user_gesture: Some(true),
+        };
+        let object_id = cdp::send(tab, &call)
+            .await?
+            .result
+            .object_id
+            .ok_or_else(|| BridgeError::internal("the option vanished"))?;
+        let described = cdp::send(
+            tab,
+            &DescribeNode {
+                object_id: Some(object_id.clone()),
+                ..DescribeNode::default()
+            },
+        )
+        .await?;
+        let label = found["labels"][index as usize]
+            .as_str()
+            .unwrap_or(want)
+            .to_owned();
+        let option = dom::Node {
+            backend_node_id: described.node.backend_node_id,
+            object_id,
+            label: format!("option {}", quote(&label)),
+        };
+        input::click_node(tab, &option).await?;
+        let took = dom::call_on(
+            tab,
+            &node.object_id,
+            TOOK,
+            vec![
+                CallArgument::ObjectId(option.object_id.clone()),
+                CallArgument::Value(json!(label)),
+            ],
+        )
+        .await?;
+        if took != Value::Bool(true) {
+            return Err(BridgeError::invalid_action(format!(
+                "{} did not take {} after a click on it",
+                node.label, option.label
+            )));
+        }
+        selected.push(label);
+    }
+    Ok(ActionResult::SelectOption(SelectOptionResult {
+        tab_id: tab,
+        selected,
+    }))
 }
 
 /// The files now on a file input (`null` when it is not one); empty ones are read,

@@ -213,6 +213,28 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
     }))
 }
 
+/// A plain left click on `node` (scroll, hit test, trusted mouse events), without
+/// watching for side effects: for the steps of a compound action.
+///
+/// # Errors
+/// `element_not_interactable` (hidden, covered); CDP failures.
+pub async fn click_node(tab: TabId, node: &Node) -> Result<(), BridgeError> {
+    let point = click_point(tab, node).await?;
+    hit_test(tab, node, point).await?;
+    let moved = DispatchMouseEvent::moved(point.0, point.1);
+    cdp::send(tab, &moved).await?;
+    for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
+        let event = DispatchMouseEvent {
+            kind,
+            button: Some(CdpButton::Left),
+            click_count: Some(1),
+            ..moved.clone()
+        };
+        cdp::send(tab, &event).await?;
+    }
+    Ok(())
+}
+
 /// `click` on an `<option>` of a drop-down `<select>`: selects it ([`PICK_OPTION`]).
 ///
 /// # Errors

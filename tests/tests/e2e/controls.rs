@@ -452,3 +452,72 @@ async fn text_fields_show_multiline_readonly_exact_values_and_editors() {
     assert_eq!(err.code, "invalid_action", "{err}");
     assert!(err.message.contains("read-only"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_option_opens_a_custom_combobox_and_picks_by_label_or_value() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("controls/aria-combobox.html", None)
+        .await
+        .expect("navigate");
+    let page = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let prio = uid_of(&page, "combobox", "Priority");
+    let assignee = uid_of(&page, "combobox", "Assignee");
+
+    // Options appear only once the combobox is open (after a delay).
+    let r = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "uid": prio, "values": ["High"] }))
+        .await
+        .expect("pick by label");
+    assert_eq!(r["selected"], json!(["High"]));
+    let r = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "uid": prio, "values": ["urgent"] }))
+        .await
+        .expect("pick by value");
+    assert_eq!(r["selected"], json!(["Urgent — page on-call"]));
+    let r = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "uid": assignee, "values": ["grace hopper"] }))
+        .await
+        .expect("pick in an autocomplete");
+    assert_eq!(r["selected"], json!(["Grace Hopper"]));
+    assert_eq!(
+        stack
+            .eval(tab, "return [window.__state.prio, window.__state.assignee, document.getElementById('assignee').value]")
+            .await
+            .unwrap(),
+        json!(["urgent", "Grace Hopper", "Grace Hopper"])
+    );
+
+    // A missing option names the ones there are, and the popup is closed again.
+    let err = stack
+        .act(
+            json!({ "action": "select_option", "tabId": tab, "uid": prio, "values": ["Critical"] }),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_action", "{err}");
+    assert!(
+        err.message
+            .contains("\"Low\",\"Normal\",\"High\",\"Urgent — page on-call\""),
+        "{err}"
+    );
+    assert_eq!(
+        stack
+            .eval(
+                tab,
+                "return document.getElementById('prio').getAttribute('aria-expanded')"
+            )
+            .await
+            .unwrap(),
+        "false"
+    );
+    // Something that is neither a select nor a combobox is refused as before.
+    let err = stack
+        .act(json!({ "action": "select_option", "tabId": tab, "selector": "h1", "values": ["x"] }))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_action", "{err}");
+}
