@@ -107,7 +107,7 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
 }
 
 /// Checks that a click at `(x, y)` lands on `node` or a descendant, or on its
-/// `<label>` (see [`CONTAINS`]).
+/// `<label>` (see `CONTAINS`).
 ///
 /// # Errors
 /// `element_not_interactable` naming the covering element.
