@@ -341,6 +341,16 @@ impl<'a> Dom<'a> {
             .is_ok_and(|index| doc.nodes.input_checked.index.contains(&index))
     }
 
+    /// A selected `<option>` (CDP `optionSelected`).
+    pub fn option_selected(&self, id: usize) -> bool {
+        let node = &self.nodes[id];
+        let Some(doc) = self.snap.documents.get(node.doc) else {
+            return false;
+        };
+        i64::try_from(id - self.doc_start[node.doc])
+            .is_ok_and(|index| doc.nodes.option_selected.index.contains(&index))
+    }
+
     /// Laid out as a block only because its parent is a flex or grid container
     /// (a phrasing element such as a card's `<span>` price or `<a>` title).
     pub fn blockified(&self, id: usize) -> bool {

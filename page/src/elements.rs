@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::snapshot::AxNode;
-use browser_bridge_protocol::extract::{Checked, ELEMENTS_MAX};
+use browser_bridge_protocol::extract::{Checked, ELEMENTS_MAX, OPTIONS_MAX};
 
 /// Roles an agent can act on.
 pub const INTERACTIVE_ROLES: &[&str] = &[
@@ -29,6 +29,13 @@ pub const INTERACTIVE_ROLES: &[&str] = &[
     "treeitem",
 ];
 
+/// `<input>` types whose value is a date, a time or a colour: Chromium draws them
+/// with its own widgets (AX roles `Date`, `DateTime`, `InputTime`, `ColorWell`) and
+/// an element is listed with the input type as its role (PROTOCOL.md §6), so the
+/// agent knows the value's format (`type` takes it in that format).
+pub const NATIVE_INPUT_TYPES: &[&str] =
+    &["date", "time", "datetime-local", "month", "week", "color"];
+
 /// Longest accessible name kept (chars); longer names end with `…`.
 pub const NAME_MAX_CHARS: usize = 100;
 /// Longest value kept (chars).
@@ -43,7 +50,7 @@ pub struct Candidate {
     pub role: String,
     /// Accessible name, whitespace-collapsed and capped.
     pub name: Option<String>,
-    /// Current value, capped.
+    /// Current value, exact ([`exact`]) and capped.
     pub value: Option<String>,
     /// Rendered with an area inside the document and not `visibility:hidden`.
     pub visible: bool,
@@ -55,6 +62,12 @@ pub struct Candidate {
     pub href: Option<String>,
     /// The node's index in the [`Dom`] arena.
     pub node: usize,
+    /// A `<select>`'s option labels ([`select_options`]).
+    pub options: Option<Vec<String>>,
+    /// A text field that takes several lines.
+    pub multiline: bool,
+    /// A field whose value cannot be edited.
+    pub readonly: bool,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -82,29 +95,40 @@ pub fn interactive_elements<'n>(
         .filter(|(_, n)| n.kind == Kind::Element)
         .map(|(i, n)| (n.backend_node_id, i))
         .collect();
+    let labels = LabelIndex::new(dom);
     let mut found: Vec<(usize, Candidate)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for node in ax {
         if node.ignored {
             continue;
         }
-        let Some(role) = node
-            .role
-            .as_ref()
-            .and_then(|r| r.text())
-            .map(normalise_role)
-        else {
+        let Some(role) = node.role.as_ref().and_then(|r| r.text()) else {
             continue;
         };
-        if !INTERACTIVE_ROLES.contains(&role.as_str()) {
-            continue;
-        }
         let Some(backend) = node.backend_dom_node_id else {
             continue;
         };
         let Some(&id) = by_backend.get(&backend) else {
             continue;
         };
+        let prop = |name: &str| {
+            node.properties
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.value.text())
+        };
+        // A contenteditable editing host is a generic node that Chromium marks editable.
+        let editor = prop("editable").is_some() && is_editing_host(dom, id);
+        let role = match native_input_type(dom, id) {
+            Some(input_type) if is_native_input_role(&role) => input_type.to_owned(),
+            _ if editor && !INTERACTIVE_ROLES.contains(&role.as_str()) => "textbox".to_owned(),
+            _ => normalise_role(role),
+        };
+        if !INTERACTIVE_ROLES.contains(&role.as_str())
+            && !NATIVE_INPUT_TYPES.contains(&role.as_str())
+        {
+            continue;
+        }
         // Below the depth cap: not part of the page the agent reads.
         if dom.nodes[id].order == usize::MAX {
             continue;
@@ -112,12 +136,6 @@ pub fn interactive_elements<'n>(
         if in_hidden_shadow(dom, id) || !seen.insert(backend) || is_select_option(dom, id) {
             continue;
         }
-        let prop = |name: &str| {
-            node.properties
-                .iter()
-                .find(|p| p.name == name)
-                .and_then(|p| p.value.text())
-        };
         let checked = match prop("checked").as_deref() {
             Some("true") => Some(Checked::True),
             Some("false") => Some(Checked::False),
@@ -131,6 +149,7 @@ pub fn interactive_elements<'n>(
             }
             _ => None,
         };
+        let select = select_options(dom, id);
         let candidate = Candidate {
             backend_node_id: backend,
             name: node
@@ -138,17 +157,23 @@ pub fn interactive_elements<'n>(
                 .as_ref()
                 .and_then(|v| v.text())
                 .and_then(|s| clean(&s, NAME_MAX_CHARS)),
-            value: node
-                .value
-                .as_ref()
-                .and_then(|v| v.text())
-                .and_then(|s| clean(&s, VALUE_MAX_CHARS)),
-            visible: is_visible(dom, id),
+            value: match &select {
+                Some(s) if s.value.is_some() => s.value.clone(),
+                _ => node
+                    .value
+                    .as_ref()
+                    .and_then(|v| v.text())
+                    .and_then(|s| exact(&s, VALUE_MAX_CHARS)),
+            },
+            visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             node: id,
             role,
+            options: select.map(|s| s.options),
+            multiline: prop("multiline").as_deref() == Some("true") || editor,
+            readonly: prop("readonly").as_deref() == Some("true"),
         };
         found.push((dom.nodes[id].order, candidate));
     }
@@ -208,6 +233,45 @@ fn normalise_role(role: String) -> String {
     }
 }
 
+/// An element whose `contenteditable` attribute makes it editable (`""`, `true`,
+/// `plaintext-only`): the host of a rich-text or plain-text editor.
+pub fn is_editing_host(dom: &Dom<'_>, id: usize) -> bool {
+    dom.attr(id, "contenteditable").is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "true" | "plaintext-only"
+        )
+    })
+}
+
+/// Chromium's internal roles for the date, time and colour inputs.
+fn is_native_input_role(role: &str) -> bool {
+    matches!(role, "Date" | "DateTime" | "InputTime" | "ColorWell")
+}
+
+/// The type of an `<input>` that is one of [`NATIVE_INPUT_TYPES`] (lowercase).
+pub fn native_input_type(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
+    if dom.nodes[id].tag != "input" {
+        return None;
+    }
+    let t = dom.attr(id, "type")?.trim().to_ascii_lowercase();
+    NATIVE_INPUT_TYPES.iter().copied().find(|n| *n == t)
+}
+
+/// `s` as it is (a field's value: runs of spaces and line breaks are part of it),
+/// at most `max` chars (ending in `…` when cut); `None` when empty.
+pub fn exact(s: &str, max: usize) -> Option<String> {
+    if s.is_empty() {
+        return None;
+    }
+    if s.chars().count() <= max {
+        return Some(s.to_owned());
+    }
+    let mut cut: String = s.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    Some(cut)
+}
+
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`
 /// when empty.
 pub fn clean(s: &str, max: usize) -> Option<String> {
@@ -249,8 +313,107 @@ pub fn is_visible(dom: &Dom<'_>, id: usize) -> bool {
     true
 }
 
+/// `<label for>` elements per document and id, to tell whether a form control
+/// drawn by its label is visible.
+pub struct LabelIndex(HashMap<(usize, String), Vec<usize>>);
+
+impl LabelIndex {
+    /// Indexes every `<label for>` of `dom`.
+    pub fn new(dom: &Dom<'_>) -> LabelIndex {
+        let mut by_for: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+        for (i, n) in dom.nodes.iter().enumerate() {
+            if n.kind == Kind::Element
+                && n.tag == "label"
+                && let Some(f) = dom.attr(i, "for")
+            {
+                by_for.entry((n.doc, f.to_owned())).or_default().push(i);
+            }
+        }
+        LabelIndex(by_for)
+    }
+
+    /// A form control (`<input>`, `<select>`, `<textarea>`) whose own box is hidden,
+    /// transparent or clipped away but one of whose `<label>`s — the enclosing one
+    /// or a `for` one — is visible: a person sees and clicks the label (a checkbox
+    /// drawn by a span over a visually hidden input), so the control is visible.
+    pub fn shows(&self, dom: &Dom<'_>, id: usize) -> bool {
+        let node = &dom.nodes[id];
+        if !matches!(node.tag.as_str(), "input" | "select" | "textarea") {
+            return false;
+        }
+        let own_id = dom.attr(id, "id");
+        let enclosing = std::iter::successors(node.parent, |&p| dom.nodes[p].parent)
+            .find(|&p| dom.nodes[p].tag == "label")
+            .filter(|&l| dom.attr(l, "for").is_none_or(|f| Some(f) == own_id));
+        let by_for = own_id
+            .and_then(|i| self.0.get(&(node.doc, i.to_owned())))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        enclosing
+            .into_iter()
+            .chain(by_for.iter().copied())
+            .any(|l| is_visible(dom, l))
+    }
+}
+
 fn in_hidden_shadow(dom: &Dom<'_>, id: usize) -> bool {
     dom.nodes[id].shadow == Some(Shadow::UserAgent)
+}
+
+/// Longest option label kept (chars).
+pub const OPTION_MAX_CHARS: usize = 40;
+
+/// What a `<select>` offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectOptions {
+    /// Option labels in order (`label` attribute, else text), at most
+    /// [`OPTIONS_MAX`], each at most [`OPTION_MAX_CHARS`].
+    pub options: Vec<String>,
+    /// The selected options' labels, joined with `, ` (several in a
+    /// `<select multiple>`); `None` when none is selected.
+    pub value: Option<String>,
+}
+
+/// The options of `id` when it is a `<select>` (in its `<optgroup>`s too).
+/// Snapshots without `optionSelected` give no `value`.
+pub fn select_options(dom: &Dom<'_>, id: usize) -> Option<SelectOptions> {
+    if dom.nodes[id].tag != "select" {
+        return None;
+    }
+    let mut options = Vec::new();
+    let mut selected = Vec::new();
+    let mut stack: Vec<usize> = dom.nodes[id].children.iter().rev().copied().collect();
+    while let Some(n) = stack.pop() {
+        match dom.nodes[n].tag.as_str() {
+            "option" => {
+                let label = dom
+                    .attr(n, "label")
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        dom.nodes[n]
+                            .children
+                            .iter()
+                            .map(|&c| dom.nodes[c].text)
+                            .collect::<String>()
+                    });
+                let label = clean(&label, OPTION_MAX_CHARS).unwrap_or_default();
+                if dom.option_selected(n) {
+                    selected.push(label.clone());
+                }
+                if options.len() < OPTIONS_MAX {
+                    options.push(label);
+                }
+            }
+            // `<optgroup>`s, and the slot of the select's user-agent shadow tree.
+            _ => stack.extend(dom.nodes[n].children.iter().rev().copied()),
+        }
+    }
+    let value = (!selected.is_empty()).then(|| selected.join(", "));
+    Some(SelectOptions {
+        options,
+        value: value.and_then(|v| clean(&v, VALUE_MAX_CHARS)),
+    })
 }
 
 /// An `<option>` of a `<select>`: chosen through `select_option` on the select, not

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
-    Candidate, Elements, INTERACTIVE_ROLES, NAME_MAX_CHARS, VALUE_MAX_CHARS, cap, clean, is_visible,
+    Candidate, Elements, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES,
+    VALUE_MAX_CHARS, cap, clean, exact, is_editing_host, is_visible, select_options,
 };
 use browser_bridge_protocol::extract::Checked;
 
@@ -21,6 +22,7 @@ use browser_bridge_protocol::extract::Checked;
 /// main-content root, which ranks its links first over the cap).
 pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
     let ids = IdIndex::new(dom);
+    let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
     let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
     order.sort_by_key(|&i| dom.nodes[i].order);
@@ -48,9 +50,12 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             }
             _ => None,
         };
+        let select = select_options(dom, id);
         let value = match role {
-            "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" => {
-                dom.input_value(id).and_then(|v| clean(v, VALUE_MAX_CHARS))
+            _ if select.is_some() => select.as_ref().and_then(|s| s.value.clone()),
+            "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "date" | "time"
+            | "datetime-local" | "month" | "week" | "color" => {
+                dom.input_value(id).and_then(|v| exact(v, VALUE_MAX_CHARS))
             }
             _ => None,
         };
@@ -59,7 +64,7 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             role: role.to_owned(),
             name: name_of(dom, &ids, id, role).and_then(|n| clean(&n, NAME_MAX_CHARS)),
             value,
-            visible: is_visible(dom, id),
+            visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: dom.attr(id, "disabled").is_some()
                 || dom
                     .attr(id, "aria-disabled")
@@ -67,6 +72,18 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             checked,
             href: (role == "link").then(|| dom.attr(id, "href").unwrap_or("").to_owned()),
             node: id,
+            options: select.map(|s| s.options),
+            multiline: role == "textbox"
+                && (node.tag == "textarea"
+                    || is_editing_host(dom, id)
+                    || dom
+                        .attr(id, "aria-multiline")
+                        .is_some_and(|v| v.trim() == "true")),
+            readonly: (matches!(node.tag.as_str(), "input" | "textarea")
+                && dom.attr(id, "readonly").is_some())
+                || dom
+                    .attr(id, "aria-readonly")
+                    .is_some_and(|v| v.trim() == "true"),
         });
     }
     cap(dom, items, main)
@@ -111,18 +128,18 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
             "range" => Some("slider"),
             "number" => Some("spinbutton"),
             "search" if dom.attr(id, "list").is_none() => Some("searchbox"),
-            "color" | "file" | "date" | "datetime-local" | "month" | "time" | "week" => {
-                Some("button")
-            }
-            _ if dom.attr(id, "list").is_some() => Some("combobox"),
-            _ => Some("textbox"),
+            "file" => Some("button"),
+            t => NATIVE_INPUT_TYPES
+                .iter()
+                .copied()
+                .find(|n| *n == t)
+                .or(Some(if dom.attr(id, "list").is_some() {
+                    "combobox"
+                } else {
+                    "textbox"
+                })),
         },
-        _ if dom
-            .attr(id, "contenteditable")
-            .is_some_and(|v| matches!(v.trim(), "" | "true" | "plaintext-only")) =>
-        {
-            Some("textbox")
-        }
+        _ if is_editing_host(dom, id) => Some("textbox"),
         _ => None,
     }
 }

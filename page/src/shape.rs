@@ -66,6 +66,9 @@ pub fn shape_extract(tab: TabId, inputs: &PageInputs, uids: &mut UidCache) -> Ex
             visible: Some(c.visible),
             disabled: c.disabled.then_some(true),
             checked: c.checked,
+            multiline: c.multiline.then_some(true),
+            readonly: c.readonly.then_some(true),
+            options: c.options,
         })
         .collect();
     let (text, text_cut) = truncate_bytes(&inputs.text, TEXT_MAX_BYTES);

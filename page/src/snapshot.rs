@@ -147,6 +147,9 @@ pub struct NodeTree {
     /// Checked radios and checkboxes.
     #[serde(default)]
     pub input_checked: RareBoolean,
+    /// Selected `<option>`s.
+    #[serde(default)]
+    pub option_selected: RareBoolean,
     /// Index into `documents` of an iframe's content document.
     #[serde(default)]
     pub content_document_index: RareInteger,

@@ -65,11 +65,14 @@ pub enum Action {
     Click(Click),
     /// Move the mouse over an element.
     Hover(Hover),
-    /// Type text into an editable element (replaces its content by default).
+    /// Type text into an editable element (replaces its content by default); date,
+    /// time, color and range inputs take a value in their own format (2025-03-14,
+    /// 14:30, #2a9d8f, 7).
     Type(Type),
     /// Press one key (KeyboardEvent.key) in the focused element.
     PressKey(PressKey),
-    /// Select options of a `<select>` by value, then by label.
+    /// Select options of a `<select>` by value, then by label; on a custom combobox,
+    /// open it and click the option by label, then value.
     SelectOption(SelectOption),
     /// Scroll the page or a container.
     Scroll(Scroll),

@@ -83,7 +83,22 @@ pub struct Element {
     /// Checkbox / radio / switch state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<Checked>,
+    /// Present (true) only for a text field that takes several lines (`<textarea>`,
+    /// a contenteditable editor, `aria-multiline`): Enter adds a line there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiline: Option<bool>,
+    /// Present (true) only for a field whose value cannot be edited (`readonly`,
+    /// `aria-readonly`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readonly: Option<bool>,
+    /// A native `<select>`'s option labels in order, at most [`OPTIONS_MAX`] (the
+    /// selected ones are its `value`); `select_option` takes any of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<String>>,
 }
+
+/// Most option labels listed per `<select>` ([`Element::options`]).
+pub const OPTIONS_MAX: usize = 30;
 
 /// Tri-state checked value, as the accessibility tree reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -129,7 +129,9 @@ pub fn render_extract(extract: &ExtractResult, include_text: bool) -> String {
     out
 }
 
-/// One element line: `e7 button "Save" value="x" checked disabled hidden`.
+/// One element line: `e7 textbox "Notes" value="x" multiline readonly disabled
+/// hidden` (`checked`/`unchecked`/`mixed` for toggles); a
+/// `<select>` ends with its option labels: `options=["France","Spain"]`.
 pub fn render_element(out: &mut String, element: &Element) {
     out.push_str(&element.uid.0);
     out.push(' ');
@@ -148,11 +150,27 @@ pub fn render_element(out: &mut String, element: &Element) {
         Some(Checked::Mixed) => out.push_str(" mixed"),
         None => {}
     }
+    if element.multiline == Some(true) {
+        out.push_str(" multiline");
+    }
+    if element.readonly == Some(true) {
+        out.push_str(" readonly");
+    }
     if element.disabled == Some(true) {
         out.push_str(" disabled");
     }
     if element.visible == Some(false) {
         out.push_str(" hidden");
+    }
+    if let Some(options) = element.options.as_deref().filter(|o| !o.is_empty()) {
+        out.push_str(" options=[");
+        for (i, option) in options.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_quoted(out, option);
+        }
+        out.push(']');
     }
 }
 
@@ -239,6 +257,9 @@ mod tests {
             visible: None,
             disabled: None,
             checked: None,
+            multiline: None,
+            readonly: None,
+            options: None,
         }
     }
 
@@ -247,16 +268,25 @@ mod tests {
         save.disabled = Some(true);
         let mut field = element("e8", "textbox", Some("Say \"hi\"\n  now"));
         field.value = Some("draft".into());
+        field.multiline = Some(true);
+        field.readonly = Some(true);
         let mut remember = element("e9", "checkbox", Some("Remember me"));
         remember.checked = Some(Checked::True);
         remember.visible = Some(false);
+        let mut country = element("e11", "combobox", Some("Country"));
+        country.value = Some("Spain".into());
+        country.options = Some(vec![
+            "France".into(),
+            "Spain".into(),
+            "Côte \"d'Azur\"".into(),
+        ]);
         ExtractResult {
             tab_id: TabId(5),
             url: "https://example.com/login".into(),
             title: "Sign in".into(),
             text: "VERBATIM TEXT".into(),
             markdown: "# Sign in\n\nWelcome back.".into(),
-            elements: vec![save, field, remember, element("e10", "link", None)],
+            elements: vec![save, field, remember, element("e10", "link", None), country],
             obstacle: Some(Obstacle {
                 obstacle_type: ObstacleType::AuthWall,
                 confidence: Confidence::High,
@@ -276,9 +306,10 @@ mod tests {
         let expected = "tab 5 · https://example.com/login · Sign in\n\n# Sign in\n\nWelcome back.\n\n\
             elements (uid role \"name\"; act on them by uid):\n\
             e7 button \"Save\" disabled\n\
-            e8 textbox \"Say \\\"hi\\\" now\" value=\"draft\"\n\
+            e8 textbox \"Say \\\"hi\\\" now\" value=\"draft\" multiline readonly\n\
             e9 checkbox \"Remember me\" checked hidden\n\
             e10 link\n\
+            e11 combobox \"Country\" value=\"Spain\" options=[\"France\",\"Spain\",\"Côte \\\"d'Azur\\\"\"]\n\
             \nobstacle: auth_wall (high) password field on a login page; terminal: stop and report it to the user\n\
             truncated: markdown (cut at 30000 bytes)\n";
         assert_eq!(text, expected);

@@ -2,11 +2,14 @@
 //!
 //! `type` focuses with `DOM.focus` and inserts with `Input.insertText` (trusted
 //! `beforeinput`/`input` events, so React/Vue controlled inputs and contenteditable
-//! see a real edit), replacing the content by default; never writes `.value`.
+//! see a real edit), replacing the content by default; never writes `.value` of a
+//! text field. Date, time, colour and range inputs have no text to edit (Chromium
+//! draws them with its own widgets): their value is set in the input's own format,
+//! then `input` and `change` are dispatched, as a picker does (PROTOCOL.md §5).
 
-use browser_bridge_cdp::dom::{Focus, SetFileInputFiles};
+use browser_bridge_cdp::dom::{DescribeNode, Focus, SetFileInputFiles};
 use browser_bridge_cdp::input::InsertText;
-use browser_bridge_cdp::runtime::Evaluate;
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate};
 use browser_bridge_protocol::action::{Scroll, ScrollDirection, SelectOption, Type, UploadFile};
 use browser_bridge_protocol::result::{
     ScrollResult, SelectOptionResult, TypeResult, UploadFileResult,
@@ -19,13 +22,16 @@ use crate::app::App;
 use crate::cdp;
 use crate::core::messages::{cap, quote, with_article};
 
-/// `{editable, disabled, what}`: can `type` write here?
+/// `{editable, readonly?, disabled, what, picked?}`: can `type` write here, and is it a
+/// date, time, colour or range input (`picked`: its value is set, see [`SET_VALUE`])?
 const EDITABLE: &str = r#"function () {
   const textTypes = ['text','search','email','url','tel','password','number',''];
+  const pickedTypes = ['date','time','datetime-local','month','week','color','range'];
   const what = this.tagName ? this.tagName.toLowerCase() + (this.type ? '[type=' + this.type + ']' : '') : 'node';
   if (this.isContentEditable) return { editable: true, disabled: false, what };
-  if (this instanceof HTMLTextAreaElement) return { editable: !this.readOnly, disabled: this.disabled, what };
-  if (this instanceof HTMLInputElement && textTypes.includes(this.type)) return { editable: !this.readOnly, disabled: this.disabled, what };
+  if (this instanceof HTMLInputElement && pickedTypes.includes(this.type)) return { editable: !this.readOnly || this.type === 'range', readonly: this.readOnly && this.type !== 'range', picked: true, disabled: this.disabled, what };
+  if (this instanceof HTMLTextAreaElement) return { editable: !this.readOnly, readonly: this.readOnly, disabled: this.disabled, what };
+  if (this instanceof HTMLInputElement && textTypes.includes(this.type)) return { editable: !this.readOnly, readonly: this.readOnly, disabled: this.disabled, what };
   return { editable: false, disabled: false, what };
 }"#;
 
@@ -44,6 +50,40 @@ const SELECT_CONTENT: &str = r#"function (all) {
   sel.addRange(range);
 }"#;
 
+/// Sets the value of a date, time, colour or range input (`text` in the input's own
+/// format; `''` empties it) and dispatches `input` and `change` like its picker:
+/// `{value}`, or `{error: 'format', format}` (the value is left as it was) when the
+/// input does not take `text` as it is.
+const SET_VALUE: &str = r#"function (text) {
+  const t = this.type;
+  const formats = { date: 'yyyy-mm-dd (e.g. 2025-03-14)', time: 'hh:mm or hh:mm:ss, 24-hour (e.g. 14:30)',
+    'datetime-local': 'yyyy-mm-ddThh:mm (e.g. 2025-03-14T14:30)', month: 'yyyy-mm (e.g. 2025-03)',
+    week: 'yyyy-Www (e.g. 2025-W11)', color: '#rrggbb (e.g. #2a9d8f)' };
+  const want = text.trim();
+  const before = this.value;
+  this.value = want;
+  let ok;
+  if (t === 'range') {
+    ok = want !== '' && Number.isFinite(Number(want)) && Number(this.value) === Number(want);
+  } else if (t === 'color') {
+    ok = this.value === want.toLowerCase();
+  } else {
+    ok = want === '' || this.value !== '';
+  }
+  if (!ok) {
+    this.value = before;
+    if (t === 'range') {
+      const min = this.min === '' ? '0' : this.min, max = this.max === '' ? '100' : this.max;
+      const step = this.step === '' ? '1' : this.step;
+      return { error: 'format', format: 'a number from ' + min + ' to ' + max + (step === 'any' ? '' : ' in steps of ' + step) };
+    }
+    return { error: 'format', format: formats[t] || t };
+  }
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { value: this.value };
+}"#;
+
 /// The field's value afterwards.
 const VALUE: &str =
     r#"function () { return this.isContentEditable ? this.innerText : String(this.value ?? ''); }"#;
@@ -56,6 +96,13 @@ const VALUE: &str =
 pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
     let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
+    if state["readonly"] == true {
+        return Err(BridgeError::invalid_action(format!(
+            "{} is read-only ({})",
+            node.label,
+            state["what"].as_str().unwrap_or("element")
+        )));
+    }
     if state["editable"] != true {
         return Err(BridgeError::invalid_action(format!(
             "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
@@ -79,6 +126,9 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
             format!("{} cannot take focus: {}", node.label, e.detail()),
         )
     })?;
+    if state["picked"] == true {
+        return set_value(tab, &node, &state, p).await;
+    }
     let clear = p.clear();
     dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
     if p.text.is_empty() {
@@ -100,6 +150,33 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
     }))
 }
 
+/// `type` into a date, time, colour or range input: [`SET_VALUE`], then Enter when
+/// `submit`.
+async fn set_value(
+    tab: TabId,
+    node: &dom::Node,
+    state: &Value,
+    p: Type,
+) -> Result<ActionResult, BridgeError> {
+    let r = dom::call_with(tab, &node.object_id, SET_VALUE, &[json!(p.text)]).await?;
+    if r["error"] == "format" {
+        return Err(BridgeError::invalid_action(format!(
+            "{} ({}) does not take {}: give the value as {}",
+            node.label,
+            state["what"].as_str().unwrap_or("input"),
+            quote(&p.text),
+            r["format"].as_str().unwrap_or("the input's own format")
+        )));
+    }
+    if p.submit.unwrap_or(false) {
+        input::press(tab, "Enter", 0).await?;
+    }
+    Ok(ActionResult::Type(TypeResult {
+        tab_id: tab,
+        value: r["value"].as_str().unwrap_or_default().to_owned(),
+    }))
+}
+
 /// Picks options by value, then by label; fires `input` and `change`.
 const SELECT: &str = r#"function (values) {
   if (!(this instanceof HTMLSelectElement)) return { error: 'not_select', what: this.tagName ? this.tagName.toLowerCase() : 'node' };
@@ -118,12 +195,48 @@ const SELECT: &str = r#"function (values) {
   return { selected: Array.from(this.selectedOptions).map((o) => o.value) };
 }"#;
 
+/// The visible `role=option` elements of the combobox `cb`: those in the popups it
+/// names (`aria-controls`, `aria-owns`), else every one in its document.
+const ARIA_OPTIONS: &str = r#"const ariaOptions = (cb) => {
+  const root = cb.getRootNode();
+  const ids = ((cb.getAttribute('aria-controls') || '') + ' ' + (cb.getAttribute('aria-owns') || '')).split(/\s+/).filter(Boolean);
+  const opts = [];
+  for (const id of ids) {
+    const r = root.getElementById ? root.getElementById(id) : document.getElementById(id);
+    if (!r) continue;
+    if (r.getAttribute('role') === 'option') opts.push(r);
+    opts.push(...r.querySelectorAll('[role=option]'));
+  }
+  const all = opts.length ? opts : Array.from(root.querySelectorAll('[role=option]'));
+  return all.filter((o) => { const b = o.getBoundingClientRect(); return b.width > 0 && b.height > 0 && getComputedStyle(o).visibility !== 'hidden'; });
+};
+const optionLabel = (o) => (o.getAttribute('aria-label') || o.innerText || o.textContent || '').trim().replace(/\s+/g, ' ');
+const optionValue = (o) => o.getAttribute('data-value') ?? o.getAttribute('value') ?? o.id;
+const pick = (opts, want) => {
+  const w = want.trim().replace(/\s+/g, ' ');
+  let i = opts.findIndex((o) => optionLabel(o) === w);
+  if (i < 0) i = opts.findIndex((o) => optionLabel(o).toLowerCase() === w.toLowerCase());
+  if (i < 0) i = opts.findIndex((o) => optionValue(o) === want);
+  return i;
+};"#;
+
+/// `{combobox, expanded}`: is this a custom (ARIA) combobox, and is it open?
+const ARIA_COMBOBOX: &str = r#"function () {
+  const role = (this.getAttribute('role') || '').trim().split(/\s+/)[0];
+  const popup = this.getAttribute('aria-haspopup');
+  return { combobox: role === 'combobox' || popup === 'listbox' || popup === 'true', expanded: this.getAttribute('aria-expanded') === 'true' };
+}"#;
+
 /// `select_option`.
 ///
+/// A custom combobox (`role=combobox`, `aria-haspopup=listbox`) is opened with a
+/// click, and the `role=option` matching each value (label, then case-insensitive
+/// label, then `data-value`/`value`/`id`) is clicked, as a person picks it.
+///
 /// # Errors
-/// `invalid_action` when an option is missing, the element is not a `<select>`,
-/// or several values go to a single select; `element_not_interactable` when
-/// disabled.
+/// `invalid_action` when an option is missing (naming the available ones), the
+/// element is neither a `<select>` nor a combobox, or several values go to a
+/// single select; `element_not_interactable` when disabled.
 pub async fn select_option(
     app: &App,
     tab: TabId,
@@ -135,6 +248,11 @@ pub async fn select_option(
     };
     let _ = cdp::send(tab, &focus).await;
     let r = dom::call_with(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
+    if r["error"] == "not_select"
+        && dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?["combobox"] == true
+    {
+        return select_aria(tab, &node, &p.values).await;
+    }
     match r["error"].as_str() {
         None => Ok(ActionResult::SelectOption(SelectOptionResult {
             tab_id: tab,
@@ -161,6 +279,117 @@ pub async fn select_option(
             with_article(r["what"].as_str().unwrap_or("?"))
         ))),
     }
+}
+
+/// Did the combobox take the clicked option: its value or text shows the label,
+/// the option is `aria-selected`, or the popup closed?
+const TOOK: &str = r#"function (option, label) {
+  const shown = String(this.value ?? '') + ' ' + (this.innerText || '');
+  return shown.includes(label) || option.getAttribute('aria-selected') === 'true' || !option.isConnected
+    || this.getAttribute('aria-expanded') !== 'true';
+}"#;
+
+/// How long a combobox's options may take to appear after it opens (ms).
+const OPTIONS_WAIT_MS: u32 = 2_000;
+
+/// [`select_option`] on a custom combobox: for each value, open it when closed,
+/// wait for its options, click the matching one, and check that it took.
+async fn select_aria(
+    tab: TabId,
+    node: &dom::Node,
+    values: &[String],
+) -> Result<ActionResult, BridgeError> {
+    let find = format!(
+        "function (want) {{ {ARIA_OPTIONS} const opts = ariaOptions(this); \
+         return {{ index: pick(opts, want), labels: opts.slice(0, 30).map(optionLabel) }}; }}"
+    );
+    let option_at = format!("function (i) {{ {ARIA_OPTIONS} return ariaOptions(this)[i]; }}");
+    let mut selected = Vec::new();
+    for want in values {
+        let state = dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?;
+        if state["expanded"] != true {
+            input::click_node(tab, node).await?;
+        }
+        let mut waited = 0;
+        let found = loop {
+            let found = dom::call_with(tab, &node.object_id, &find, &[json!(want)]).await?;
+            let ready = found["index"].as_i64().is_some_and(|i| i >= 0);
+            if ready || waited >= OPTIONS_WAIT_MS {
+                break found;
+            }
+            gloo_timers::future::TimeoutFuture::new(100).await;
+            waited += 100;
+        };
+        let Some(index) = found["index"].as_i64().filter(|&i| i >= 0) else {
+            let _ = input::press(tab, "Escape", 0).await;
+            let labels = found["labels"].as_array().cloned().unwrap_or_default();
+            return Err(BridgeError::invalid_action(if labels.is_empty() {
+                format!(
+                    "{} showed no options (role=option) after opening",
+                    node.label
+                )
+            } else {
+                format!(
+                    "{} has no option with label or value {}; options: {}",
+                    node.label,
+                    quote(want),
+                    cap(&Value::Array(labels).to_string())
+                )
+            }));
+        };
+        let call = CallFunctionOn {
+            object_id: node.object_id.clone(),
+            function_declaration: option_at.clone(),
+            arguments: vec![CallArgument::Value(json!(index))],
+            return_by_value: Some(false),
+            await_promise: Some(false),
+            user_gesture: Some(true),
+        };
+        let object_id = cdp::send(tab, &call)
+            .await?
+            .result
+            .object_id
+            .ok_or_else(|| BridgeError::internal("the option vanished"))?;
+        let described = cdp::send(
+            tab,
+            &DescribeNode {
+                object_id: Some(object_id.clone()),
+                ..DescribeNode::default()
+            },
+        )
+        .await?;
+        let label = found["labels"][index as usize]
+            .as_str()
+            .unwrap_or(want)
+            .to_owned();
+        let option = dom::Node {
+            backend_node_id: described.node.backend_node_id,
+            object_id,
+            label: format!("option {}", quote(&label)),
+        };
+        input::click_node(tab, &option).await?;
+        let took = dom::call_on(
+            tab,
+            &node.object_id,
+            TOOK,
+            vec![
+                CallArgument::ObjectId(option.object_id.clone()),
+                CallArgument::Value(json!(label)),
+            ],
+        )
+        .await?;
+        if took != Value::Bool(true) {
+            return Err(BridgeError::invalid_action(format!(
+                "{} did not take {} after a click on it",
+                node.label, option.label
+            )));
+        }
+        selected.push(label);
+    }
+    Ok(ActionResult::SelectOption(SelectOptionResult {
+        tab_id: tab,
+        selected,
+    }))
 }
 
 /// The files now on a file input (`null` when it is not one); empty ones are read,

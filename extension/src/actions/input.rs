@@ -7,7 +7,7 @@
 use browser_bridge_cdp::dom::{GetBoxModel, GetNodeForLocation, ScrollIntoViewIfNeeded};
 use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, MouseEventType};
 use browser_bridge_cdp::page::GetLayoutMetrics;
-use browser_bridge_cdp::runtime::{CallArgument, RemoteObjectId};
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
@@ -20,10 +20,54 @@ use crate::cdp;
 use crate::core::keys::{is_known_key, key_events};
 use crate::core::messages::quote;
 
-/// Is `other` this element or inside it (crossing shadow roots)?
+/// Is `other` this element or inside it (crossing shadow roots), or inside one of
+/// its `<label>`s but not in other interactive content there (a click on the label
+/// activates the control: a checkbox drawn by a span over its hidden input)?
 const CONTAINS: &str = r#"function (other) {
-  for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
-  return false;
+  const within = (root) => { for (let n = other; n; n = n.parentNode || n.host) { if (n === root) return true; } return false; };
+  if (within(this)) return true;
+  const labels = this.labels ? Array.from(this.labels) : [];
+  const label = labels.find(within);
+  if (!label) return false;
+  const el = other.nodeType === 1 ? other : other.parentElement;
+  const inner = el && el.closest('a[href], button, input, select, textarea, [tabindex]');
+  return !inner || inner === label || !label.contains(inner);
+}"#;
+
+/// `{dropdown, disabled}` for an `<option>` of a drop-down `<select>` (one that
+/// is neither `multiple` nor sized, whose options have no box to click), `null`
+/// for anything else.
+const DROPDOWN_OPTION: &str = r#"function () {
+  if (!(this instanceof HTMLOptionElement)) return null;
+  const select = this.closest('select');
+  if (!select || select.multiple || select.size > 1) return null;
+  const group = this.parentElement && this.parentElement.closest('optgroup');
+  return { dropdown: true, disabled: select.disabled || this.disabled || !!(group && group.disabled) };
+}"#;
+
+/// Selects this `<option>` alone and dispatches `input` and `change` on its
+/// `<select>`, as choosing it from the open drop-down does.
+const PICK_OPTION: &str = r#"function () {
+  const select = this.closest('select');
+  this.selected = true;
+  select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  select.dispatchEvent(new Event('change', { bubbles: true }));
+}"#;
+
+/// The click point of a form control drawn by its `<label>` — its own box is
+/// under 2 px or outside the document (a visually hidden or off-page checkbox) —
+/// in the main frame: a point near the start of its first rendered label, after
+/// scrolling that into view (`[x, y]`, CSS px, viewport); `null` otherwise.
+const LABEL_POINT: &str = r#"function () {
+  if (window !== window.top || !this.labels || this.labels.length === 0) return null;
+  const r = this.getBoundingClientRect();
+  const drawnElsewhere = r.width < 2 || r.height < 2 || r.right + scrollX <= 0 || r.bottom + scrollY <= 0;
+  if (!drawnElsewhere) return null;
+  const label = Array.from(this.labels).find((l) => { const b = l.getBoundingClientRect(); return b.width >= 2 && b.height >= 2; });
+  if (!label) return null;
+  if (label.scrollIntoViewIfNeeded) label.scrollIntoViewIfNeeded(); else label.scrollIntoView({ block: 'center' });
+  const b = label.getBoundingClientRect();
+  return [b.left + Math.min(b.width / 2, 8), b.top + b.height / 2];
 }"#;
 
 /// `{disabled}` of an element.
@@ -62,7 +106,8 @@ pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeEr
     Ok(model.centre())
 }
 
-/// Checks that a click at `(x, y)` lands on `node` or a descendant.
+/// Checks that a click at `(x, y)` lands on `node` or a descendant, or on its
+/// `<label>` (see `CONTAINS`).
 ///
 /// # Errors
 /// `element_not_interactable` naming the covering element.
@@ -125,7 +170,15 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
             format!("{} is disabled", node.label),
         ));
     }
-    let point = click_point(tab, &node).await?;
+    let option = dom::call_on(tab, &node.object_id, DROPDOWN_OPTION, Vec::new()).await?;
+    if option["dropdown"] == true {
+        return pick_option(app, tab, &node, option["disabled"] == true).await;
+    }
+    let by_label = dom::call_on(tab, &node.object_id, LABEL_POINT, Vec::new()).await?;
+    let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
+        (Some(x), Some(y)) => (x, y),
+        _ => click_point(tab, &node).await?,
+    };
     hit_test(tab, &node, point).await?;
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let button = button(p.button);
@@ -152,6 +205,64 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         Ok::<(), cdp::CdpError>(())
     };
     let report = watch.run(input).await?;
+    Ok(ActionResult::Click(ClickResult {
+        tab_id: tab,
+        url: report.url,
+        navigated: report.navigated,
+        effects: report.effects,
+    }))
+}
+
+/// A plain left click on `node` (scroll, hit test, trusted mouse events), without
+/// watching for side effects: for the steps of a compound action.
+///
+/// # Errors
+/// `element_not_interactable` (hidden, covered); CDP failures.
+pub async fn click_node(tab: TabId, node: &Node) -> Result<(), BridgeError> {
+    let point = click_point(tab, node).await?;
+    hit_test(tab, node, point).await?;
+    let moved = DispatchMouseEvent::moved(point.0, point.1);
+    cdp::send(tab, &moved).await?;
+    for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
+        let event = DispatchMouseEvent {
+            kind,
+            button: Some(CdpButton::Left),
+            click_count: Some(1),
+            ..moved.clone()
+        };
+        cdp::send(tab, &event).await?;
+    }
+    Ok(())
+}
+
+/// `click` on an `<option>` of a drop-down `<select>`: selects it ([`PICK_OPTION`]).
+///
+/// # Errors
+/// `element_not_interactable` when the option or its select is disabled.
+async fn pick_option(
+    app: &App,
+    tab: TabId,
+    node: &Node,
+    disabled: bool,
+) -> Result<ActionResult, BridgeError> {
+    if disabled {
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!("{} is disabled", node.label),
+        ));
+    }
+    let call = CallFunctionOn {
+        object_id: node.object_id.clone(),
+        function_declaration: PICK_OPTION.to_owned(),
+        arguments: Vec::new(),
+        return_by_value: Some(true),
+        await_promise: Some(false),
+        user_gesture: Some(true),
+    };
+    let watch = Watch::start(app, tab).await;
+    let report = watch
+        .run(async move { cdp::send(tab, &call).await.map(|_| ()) })
+        .await?;
     Ok(ActionResult::Click(ClickResult {
         tab_id: tab,
         url: report.url,

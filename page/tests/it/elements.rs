@@ -336,3 +336,178 @@ fn control_roles_values_and_states() {
     let same = without.iter().filter(|e| with_ax.contains(e)).count();
     assert!(same >= 8, "snapshot-only elements: {without:#?}");
 }
+
+/// `uid role "name" value disabled` of each element.
+fn lines(inputs: &PageInputs) -> Vec<String> {
+    shape_extract(TabId(3), inputs, &mut UidCache::new())
+        .elements
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}={}{}",
+                e.uid,
+                e.role,
+                e.name.as_deref().unwrap_or(""),
+                e.value.as_deref().unwrap_or(""),
+                if e.disabled == Some(true) {
+                    " disabled"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn date_time_and_colour_inputs_are_listed_by_input_type_with_their_value() {
+    let mut inputs = load("native_inputs");
+    let expected = [
+        "e0 date Day=",
+        "e1 date Set day=2024-02-29",
+        "e2 time Start=",
+        "e3 time Exact time=08:05:09",
+        "e4 datetime-local Departure=",
+        "e5 month Billing month=",
+        "e6 week Sprint week=2025-W07",
+        "e7 color Colour=#888888",
+        "e8 slider Volume=4",
+        "e9 spinbutton Count=1",
+        "e10 date Locked day=2024-05-01",
+        "e11 color Disabled colour=#000000 disabled",
+    ];
+    // The pickers' own buttons and fields live in user-agent shadow trees: not listed.
+    assert_eq!(lines(&inputs), expected);
+    // The snapshot-only list agrees.
+    inputs.ax_trees.clear();
+    assert_eq!(lines(&inputs), expected);
+}
+
+#[test]
+fn controls_drawn_by_their_label_over_a_hidden_input_are_visible() {
+    let mut inputs = load("custom_checkbox");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    e.visible.unwrap()
+                )
+            })
+            .collect()
+    };
+    let expected = [
+        "checkbox Email me receipts true",
+        "radio Daily true",
+        "radio Weekly true",
+        "checkbox Rotate the API keys true",
+        "switch Dark mode true",
+        "switch Beta features true",
+        "checkbox I accept the terms of service true",
+        "link terms of service true",
+        "button Save true",
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    assert_eq!(got(&inputs), expected);
+}
+
+#[test]
+fn selects_list_their_options_and_the_selected_ones() {
+    let mut inputs = load("select");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {} = {} [{}]",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    e.value.as_deref().unwrap_or("-"),
+                    e.options.as_deref().unwrap_or_default().join("|")
+                )
+            })
+            .collect()
+    };
+    let years: Vec<String> = (1950..1980).map(|y| y.to_string()).collect();
+    let expected = [
+        "combobox Country = Germany [Choose…|France|Germany|Spain]".to_owned(),
+        "combobox Speed = Standard (3–5 days) [Standard (3–5 days)|Express|Same day]".to_owned(),
+        "listbox Extras = Gift wrap, Signature [Gift wrap|Insurance|Signature|SMS updates]"
+            .to_owned(),
+        format!("combobox Year = 1990 [{}]", years.join("|")),
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    assert_eq!(got(&inputs), expected);
+}
+
+#[test]
+fn text_fields_say_multiline_and_readonly_and_editors_are_textboxes() {
+    let mut inputs = load("textboxes");
+    let got = |inputs: &PageInputs| -> Vec<String> {
+        shape_extract(TabId(3), inputs, &mut UidCache::new())
+            .elements
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}{}{}",
+                    e.role,
+                    e.name.as_deref().unwrap_or(""),
+                    if e.multiline == Some(true) {
+                        " multiline"
+                    } else {
+                        ""
+                    },
+                    if e.readonly == Some(true) {
+                        " readonly"
+                    } else {
+                        ""
+                    },
+                )
+            })
+            .collect()
+    };
+    let values: Vec<_> = shape_extract(TabId(3), &inputs, &mut UidCache::new())
+        .elements
+        .into_iter()
+        .take(2)
+        .map(|e| e.value)
+        .collect();
+    assert_eq!(
+        values,
+        [
+            Some("Quarterly   report".to_owned()),
+            Some("Line one\nLine two".to_owned())
+        ]
+    );
+    let expected = [
+        "textbox Subject",
+        "textbox Body multiline",
+        "textbox Order number readonly",
+        "textbox Terms multiline readonly",
+        "searchbox Search",
+        "textbox Notes multiline",
+        "textbox Plain notes multiline",
+        "textbox  multiline",
+        "textbox ARIA editor multiline",
+    ];
+    assert_eq!(got(&inputs), expected);
+    inputs.ax_trees.clear();
+    let fallback = got(&inputs);
+    assert_eq!(fallback[..5], expected[..5]);
+    assert_eq!(
+        fallback[5..],
+        [
+            "textbox Notes multiline",
+            "textbox Plain notes multiline",
+            "textbox Unlabelled editor multiline",
+            "textbox ARIA editor multiline"
+        ]
+    );
+}

@@ -79,6 +79,9 @@ fn el(role: &str, name: &str) -> Element {
         visible: None,
         disabled: None,
         checked: None,
+        multiline: None,
+        readonly: None,
+        options: None,
     }
 }
 

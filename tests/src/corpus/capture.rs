@@ -57,7 +57,8 @@ pub async fn capture(tab: &mut Tab) -> Result<Capture> {
 }
 
 /// A smaller copy for committed fixtures: text-run AX nodes and AX properties other
-/// than `disabled`/`checked` dropped (shaping never reads them).
+/// than those shaping reads (`disabled`, `checked`, `editable`, `multiline`,
+/// `readonly`) dropped.
 pub fn trimmed(mut c: Capture) -> Capture {
     for tree in &mut c.ax_trees {
         tree.nodes.retain(|n| {
@@ -68,8 +69,12 @@ pub fn trimmed(mut c: Capture) -> Capture {
             )
         });
         for n in &mut tree.nodes {
-            n.properties
-                .retain(|p| matches!(p.name.as_str(), "disabled" | "checked"));
+            n.properties.retain(|p| {
+                matches!(
+                    p.name.as_str(),
+                    "disabled" | "checked" | "editable" | "multiline" | "readonly"
+                )
+            });
         }
     }
     c.ms = 0.0;

@@ -7,6 +7,7 @@
 
 mod agent_demo;
 mod connection;
+mod controls;
 mod demo;
 mod demo_site;
 mod dialogs;
