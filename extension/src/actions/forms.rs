@@ -229,17 +229,64 @@ pub async fn upload_file(
     }))
 }
 
-/// Scrolls `this` (an element, or the document's scrolling element) and reports
-/// its offsets.
+/// Scrolls `this` (an element, or the document's scrolling element; with
+/// `this` null: the document, else the largest visible container that can move
+/// that way) and reports `{scrolled, x, y, dx, dy}`.
 const SCROLL: &str = r#"function (direction, amount) {
-  const page = this === document.scrollingElement || this === document.documentElement || this === document.body;
-  const w = page ? window.innerWidth : this.clientWidth;
-  const h = page ? window.innerHeight : this.clientHeight;
-  const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
-  const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
-  if (page) { window.scrollBy({ left: dx, top: dy, behavior: 'instant' }); return [window.scrollX, window.scrollY]; }
-  this.scrollBy({ left: dx, top: dy, behavior: 'instant' });
-  return [this.scrollLeft, this.scrollTop];
+  'use strict';
+  const root = document.scrollingElement || document.documentElement;
+  const isPage = (el) => el === root || el === document.documentElement || el === document.body;
+  const describe = (el) => {
+    if (isPage(el)) return 'document';
+    let d = el.tagName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    if (typeof el.className === 'string' && el.className.trim()) d += '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.');
+    const label = el.getAttribute('aria-label');
+    if (label) d += ' "' + label.trim().slice(0, 40) + '"';
+    return d;
+  };
+  const offsets = (el) => isPage(el) ? [window.scrollX, window.scrollY] : [el.scrollLeft, el.scrollTop];
+  const by = (el) => {
+    const page = isPage(el);
+    const w = page ? window.innerWidth : el.clientWidth;
+    const h = page ? window.innerHeight : el.clientHeight;
+    const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
+    const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
+    const [x0, y0] = offsets(el);
+    if (page) window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    else el.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    const [x, y] = offsets(el);
+    return { scrolled: describe(el), x, y, dx: x - x0, dy: y - y0 };
+  };
+  if (this) return by(this);
+  const page = by(root);
+  if (page.dx !== 0 || page.dy !== 0) return page;
+  // The document did not move: an app shell scrolls a container instead.
+  const vertical = direction === 'up' || direction === 'down';
+  const forward = direction === 'down' || direction === 'right';
+  const canMove = (el) => {
+    const s = getComputedStyle(el);
+    const overflow = vertical ? s.overflowY : s.overflowX;
+    if (!/(auto|scroll|overlay)/.test(overflow)) return false;
+    const [pos, client, size] = vertical
+      ? [el.scrollTop, el.clientHeight, el.scrollHeight]
+      : [el.scrollLeft, el.clientWidth, el.scrollWidth];
+    return forward ? pos + client < size - 1 : pos > 0;
+  };
+  const visibleArea = (el) => {
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    return w > 0 && h > 0 ? w * h : 0;
+  };
+  let best = null, bestArea = 0;
+  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
+    if (!canMove(el)) continue;
+    const area = visibleArea(el);
+    if (area > bestArea) { best = el; bestArea = area; }
+  }
+  return best ? by(best) : page;
 }"#;
 
 /// `scroll` the page or a container.
@@ -254,23 +301,23 @@ pub async fn scroll(app: &App, tab: TabId, p: Scroll) -> Result<ActionResult, Br
         ScrollDirection::Right => "right",
     };
     let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
-    let offsets = match p.target()? {
+    let moved = match p.target()? {
         Some(target) => {
             let node = dom::resolve(app, tab, target).await?;
             dom::call_with(tab, &node.object_id, SCROLL, &args).await?
         }
         None => {
-            let expression = format!(
-                "({SCROLL}).call(document.scrollingElement || document.documentElement, {}, {})",
-                args[0], args[1]
-            );
+            let expression = format!("({SCROLL}).call(null, {}, {})", args[0], args[1]);
             let r = cdp::send(tab, &Evaluate::by_value(expression)).await?;
             r.result.value.unwrap_or_default()
         }
     };
     Ok(ActionResult::Scroll(ScrollResult {
         tab_id: tab,
-        scroll_x: offsets[0].as_f64().unwrap_or_default(),
-        scroll_y: offsets[1].as_f64().unwrap_or_default(),
+        scroll_x: moved["x"].as_f64().unwrap_or_default(),
+        scroll_y: moved["y"].as_f64().unwrap_or_default(),
+        scrolled: moved["scrolled"].as_str().map(str::to_owned),
+        delta_x: moved["dx"].as_f64(),
+        delta_y: moved["dy"].as_f64(),
     }))
 }

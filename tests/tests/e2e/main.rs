@@ -19,4 +19,5 @@ mod mcp;
 mod navigation;
 mod policy;
 mod robustness;
+mod scrolling;
 mod smoke;
