@@ -17,6 +17,7 @@ mod input;
 mod lifecycle;
 mod mcp;
 mod navigation;
+mod new_tabs;
 mod policy;
 mod robustness;
 mod scrolling;
