@@ -8,6 +8,7 @@
 mod agent_demo;
 mod clicks;
 mod connection;
+mod deep_pages;
 mod demo;
 mod demo_site;
 mod effects;
