@@ -459,7 +459,11 @@ async fn press_key_rejects_unknown_key_names() {
     assert!(unknown.message.contains("KeyboardEvent.key"), "{unknown}");
 
     // Single characters (letters, digits, punctuation) and named keys still go through.
-    for key in ["Z", "7", "?", "Tab", "Home"] {
+    // Lone modifiers, locks and other key values too.
+    for key in [
+        "Z", "7", "?", "Tab", "Home", "Shift", "Control", "Alt", "Meta", "CapsLock", "Insert",
+        "F13",
+    ] {
         stack
             .act(json!({ "action": "press_key", "tabId": tab, "key": key }))
             .await
@@ -470,7 +474,7 @@ async fn press_key_rejects_unknown_key_names() {
             .eval(tab, "return document.getElementById('keys').textContent")
             .await
             .unwrap(),
-        "Z,7,?,Tab,Home,",
+        "Z,7,?,Tab,Home,Shift,Control,Alt,Meta,CapsLock,Insert,F13,",
         "the unknown key dispatched nothing"
     );
 }
