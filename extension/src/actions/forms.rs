@@ -48,11 +48,29 @@ const SELECT_CONTENT: &str = r#"function (all) {
 const VALUE: &str =
     r#"function () { return this.isContentEditable ? this.innerText : String(this.value ?? ''); }"#;
 
+/// After focusing: `{refused, active}`: why the focused field cannot take text now
+/// (`disabled`, `read-only`, `focus moved`: a focus handler changed it), and a
+/// short description of the element that has the focus instead.
+const FOCUS_STATE: &str = r#"function () {
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+  const mine = (n) => { for (; n; n = n.parentNode || n.host) if (n === this) return true; return false; };
+  let refused = null;
+  if (this.disabled) refused = 'disabled';
+  else if (this.readOnly || (this.isContentEditable === false && this.contentEditable === 'false')) refused = 'read-only';
+  else if (!mine(active)) refused = 'focus moved';
+  let what = active && active.tagName ? active.tagName.toLowerCase() : 'nothing';
+  if (active && active.id) what += '#' + active.id;
+  return { refused, active: what };
+}"#;
+
 /// `type`.
 ///
 /// # Errors
 /// `invalid_action` for a non-editable element, `element_not_interactable` when
-/// disabled or hidden, `element_not_found` / `element_stale`.
+/// disabled or hidden, or when nothing was typed (a focus handler disabled the
+/// field or moved the focus, or the page refused the text), `element_not_found` /
+/// `element_stale`.
 pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
     let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
@@ -80,13 +98,54 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         )
     })?;
     let clear = p.clear();
+    let before = dom::call_with(tab, &node.object_id, VALUE, &[])
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let now = dom::call_with(tab, &node.object_id, FOCUS_STATE, &[]).await?;
+    if let Some(why) = now["refused"].as_str() {
+        let detail = match why {
+            "focus moved" => format!(
+                "the focus moved to {} when it was focused",
+                now["active"].as_str().unwrap_or("another element")
+            ),
+            other => format!("it became {other} when it was focused"),
+        };
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!(
+                "nothing was typed into {}: {detail} (the page's focus handler); look at the page before retrying",
+                node.label
+            ),
+        ));
+    }
     dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
     if p.text.is_empty() {
         if clear {
             input::press(tab, "Backspace", 0).await?;
         }
     } else {
+        let expected = if clear {
+            p.text.clone()
+        } else {
+            format!("{before}{}", p.text)
+        };
         cdp::send(tab, &InsertText { text: p.text }).await?;
+        let after = dom::call_with(tab, &node.object_id, VALUE, &[])
+            .await
+            .unwrap_or_default();
+        let after = after.as_str().unwrap_or_default();
+        if after == before && after != expected {
+            return Err(BridgeError::new(
+                ErrorCode::ElementNotInteractable,
+                format!(
+                    "nothing was typed into {}: its value stayed {} (the page refused the text)",
+                    node.label,
+                    quote(&before)
+                ),
+            ));
+        }
     }
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;

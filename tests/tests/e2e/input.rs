@@ -478,3 +478,31 @@ async fn press_key_rejects_unknown_key_names() {
         "the unknown key dispatched nothing"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type_that_types_nothing_is_an_error() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("typing-refused.html", None).await.expect("open");
+    let type_into = |selector: &str| json!({ "action": "type", "tabId": tab, "selector": selector, "text": "hello" });
+    for (selector, why) in [
+        ("#disables", "became disabled"),
+        ("#readonly", "became read-only"),
+        ("#moves", "focus moved to input#elsewhere"),
+        ("#editor", "became read-only"),
+        ("#refuses", "stayed \"fixed\""),
+    ] {
+        let e = stack.act(type_into(selector)).await.unwrap_err();
+        assert_eq!(e.code, "element_not_interactable", "{selector}: {e}");
+        assert!(e.message.contains("nothing was typed"), "{selector}: {e}");
+        assert!(e.message.contains(why), "{selector}: {e}");
+    }
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('elsewhere').value")
+            .await
+            .unwrap(),
+        ""
+    );
+    let ok = stack.act(type_into("#plain")).await.expect("plain field");
+    assert_eq!(ok["value"], "hello");
+}
