@@ -75,11 +75,19 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
     let node = dom::resolve(app, tab, p.target()?).await?;
     let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
     if state["editable"] != true {
-        return Err(BridgeError::invalid_action(format!(
-            "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
-            node.label,
-            state["what"].as_str().unwrap_or("element")
-        )));
+        let what = state["what"].as_str().unwrap_or("element");
+        // A form control that takes no text (read-only, a checkbox) stays refused;
+        // any other element may be a key-driven widget.
+        if ["input", "textarea", "select", "button"]
+            .iter()
+            .any(|tag| what.starts_with(tag))
+        {
+            return Err(BridgeError::invalid_action(format!(
+                "{} is not editable ({what}): type into an input, a textarea or a contenteditable element",
+                node.label
+            )));
+        }
+        return type_keys(tab, &node, &p, what).await;
     }
     if state["disabled"] == true {
         return Err(BridgeError::new(
@@ -131,7 +139,11 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         } else {
             format!("{before}{}", p.text)
         };
-        cdp::send(tab, &InsertText { text: p.text }).await?;
+        if p.keystrokes.unwrap_or(false) {
+            keystrokes(tab, &p.text).await?;
+        } else {
+            cdp::send(tab, &InsertText { text: p.text }).await?;
+        }
         let after = dom::call_with(tab, &node.object_id, VALUE, &[])
             .await
             .unwrap_or_default();
@@ -147,6 +159,76 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
             ));
         }
     }
+    if p.submit.unwrap_or(false) {
+        input::press(tab, "Enter", 0).await?;
+    }
+    let value = dom::call_with(tab, &node.object_id, VALUE, &[])
+        .await
+        .unwrap_or_default();
+    Ok(ActionResult::Type(TypeResult {
+        tab_id: tab,
+        value: value.as_str().unwrap_or_default().to_owned(),
+    }))
+}
+
+/// Presses one key per character of `text` (`keyDown` with the text, `keyUp`;
+/// a line break is Enter), as a person typing does.
+async fn keystrokes(tab: TabId, text: &str) -> Result<(), BridgeError> {
+    for c in text.chars() {
+        let key = match c {
+            '\n' | '\r' => "Enter".to_owned(),
+            '\t' => "Tab".to_owned(),
+            c => c.to_string(),
+        };
+        input::press(tab, &key, 0).await?;
+    }
+    Ok(())
+}
+
+/// Is `this` (or something inside it) focused, and can it be? `{focused, focusable}`.
+const KEY_TARGET: &str = r#"function () {
+  const focusable = this.tabIndex >= 0 || this.hasAttribute('tabindex');
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+  const mine = (n) => { for (; n; n = n.parentNode || n.host) if (n === this) return true; return false; };
+  return { focused: mine(active), focusable };
+}"#;
+
+/// `type` into an element that is no text control (a web terminal, a key-driven
+/// widget): it is focused (`DOM.focus`), then each character is a key press.
+async fn type_keys(
+    tab: TabId,
+    node: &dom::Node,
+    p: &Type,
+    what: &str,
+) -> Result<ActionResult, BridgeError> {
+    let not_focusable = || {
+        BridgeError::invalid_action(format!(
+            "{} is not editable ({what}) and does not take the keyboard focus: type into \
+             an input, a textarea, a contenteditable element or a focusable widget",
+            node.label
+        ))
+    };
+    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    if state["focusable"] != true {
+        return Err(not_focusable());
+    }
+    input::click_point(tab, node).await?;
+    let focus = Focus {
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    cdp::send(tab, &focus).await.map_err(|_| not_focusable())?;
+    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    if state["focused"] != true {
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!(
+                "nothing was typed into {}: the focus moved elsewhere when it was focused",
+                node.label
+            ),
+        ));
+    }
+    keystrokes(tab, &p.text).await?;
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;
     }

@@ -506,3 +506,60 @@ async fn type_that_types_nothing_is_an_error() {
     let ok = stack.act(type_into("#plain")).await.expect("plain field");
     assert_eq!(ok["value"], "hello");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keystrokes_type_key_by_key() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("keystrokes.html", None).await.expect("open");
+    // Not a text control: key presses by themselves, Enter for the line break.
+    stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#term", "text": "ls -la\nwhoami" }))
+        .await
+        .expect("type into the terminal");
+    assert_eq!(
+        stack
+            .eval(tab, "return [document.getElementById('ran').textContent, document.getElementById('line').textContent]")
+            .await
+            .unwrap(),
+        json!(["$ ls -la\n", "whoami"])
+    );
+    // keystrokes:true in a text field: a keyup per character, the same value.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#search", "text": "Oslo", "keystrokes": true }))
+        .await
+        .expect("type key by key");
+    assert_eq!(r["value"], "Oslo");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('keyups').textContent")
+            .await
+            .unwrap(),
+        "4"
+    );
+    // Without it, one insertion and no key events.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#search", "text": "Bergen" }))
+        .await
+        .expect("type");
+    assert_eq!(r["value"], "Bergen");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('keyups').textContent")
+            .await
+            .unwrap(),
+        "4"
+    );
+    let e = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#static", "text": "x" }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "invalid_action", "{e}");
+    assert!(e.message.contains("keyboard focus"), "{e}");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.activeElement.id")
+            .await
+            .unwrap(),
+        "search"
+    );
+}
