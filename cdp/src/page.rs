@@ -349,6 +349,20 @@ impl Event for FrameRequestedNavigation {
     const METHOD: &'static str = "Page.frameRequestedNavigation";
 }
 
+/// `Page.windowOpen`: the page is opening a new window or tab (`window.open`, a
+/// `target=_blank` link or form), fired in the opener before the tab exists.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowOpen {
+    /// The URL the new window loads.
+    #[serde(default)]
+    pub url: String,
+}
+
+impl Event for WindowOpen {
+    const METHOD: &'static str = "Page.windowOpen";
+}
+
 /// `Page.frameStartedLoading`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]

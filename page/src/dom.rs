@@ -418,27 +418,76 @@ impl<'a> Dom<'a> {
 
 /// Deepest composed-tree level kept. Shaping walks the tree recursively; a script
 /// can nest nodes without limit (the HTML parser stops at 512), and a stack overflow
-/// in the extension's wasm would abort it. Deeper nodes are dropped.
+/// in the extension's wasm would abort it. Deeper content is kept by dropping
+/// wrappers instead (see [`KEPT_HEIGHT`]).
 pub const MAX_DEPTH: usize = 512;
 
-/// Cuts the composed tree (frames included) below [`MAX_DEPTH`], iteratively.
+/// Subtrees at most this tall are kept whole below the wrappers that are dropped
+/// to stay within [`MAX_DEPTH`]: a paragraph, a link, a form, a button keep their
+/// structure; only the wrapper chain above them goes.
+pub const KEPT_HEIGHT: usize = 64;
+
+/// Keeps the composed tree (frames included) within [`MAX_DEPTH`] levels without
+/// losing content, iteratively: a node at depth `MAX_DEPTH - KEPT_HEIGHT` whose
+/// subtree is taller than [`KEPT_HEIGHT`] gets, as its children, the outermost
+/// descendants whose subtrees are shorter (text and controls included), in
+/// document order; the taller wrappers between are left out of the walk (their
+/// `parent` links stay, so hidden and excluded ancestors still count).
 fn cap_depth(nodes: &mut [DomNode<'_>]) {
     if nodes.is_empty() {
         return;
     }
-    let mut stack = vec![(0usize, 0usize)];
+    let kids = |n: &DomNode<'_>| {
+        n.children
+            .iter()
+            .copied()
+            .chain(n.content_doc)
+            .collect::<Vec<_>>()
+    };
+    // Pre-order, then heights bottom-up.
+    let mut pre = Vec::with_capacity(nodes.len());
     let mut seen = vec![false; nodes.len()];
-    while let Some((id, depth)) = stack.pop() {
+    let mut stack = vec![0usize];
+    while let Some(id) = stack.pop() {
         if std::mem::replace(&mut seen[id], true) {
             continue;
         }
-        if depth >= MAX_DEPTH {
-            nodes[id].children.clear();
-            nodes[id].content_doc = None;
+        pre.push(id);
+        stack.extend(kids(&nodes[id]));
+    }
+    let mut height = vec![0usize; nodes.len()];
+    for &id in pre.iter().rev() {
+        height[id] = kids(&nodes[id])
+            .iter()
+            .map(|&k| height[k] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    let cut = MAX_DEPTH - KEPT_HEIGHT;
+    let mut seen = vec![false; nodes.len()];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((id, depth)) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) || depth > cut {
             continue;
         }
-        stack.extend(nodes[id].children.iter().map(|&c| (c, depth + 1)));
-        stack.extend(nodes[id].content_doc.map(|c| (c, depth + 1)));
+        if depth < cut || height[id] < KEPT_HEIGHT {
+            if depth < cut {
+                stack.extend(kids(&nodes[id]).into_iter().map(|c| (c, depth + 1)));
+            }
+            continue;
+        }
+        // The outermost short subtrees below `id`, in document order.
+        let mut kept = Vec::new();
+        let mut todo: Vec<usize> = kids(&nodes[id]).into_iter().rev().collect();
+        while let Some(k) = todo.pop() {
+            if height[k] < KEPT_HEIGHT {
+                kept.push(k);
+            } else {
+                todo.extend(kids(&nodes[k]).into_iter().rev());
+            }
+        }
+        nodes[id].children = kept;
+        nodes[id].content_doc = None;
     }
 }
 

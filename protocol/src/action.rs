@@ -291,6 +291,12 @@ targeted!(
         /// Press Enter afterwards (default false).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         submit: Option<bool>,
+        /// Type each character as a key press (`keyDown`, `char`, `keyUp` through
+        /// `Input.dispatchKeyEvent`) instead of one `Input.insertText` (default
+        /// false; used anyway when the target is not a text control: a web
+        /// terminal, a key-driven widget).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        keystrokes: Option<bool>,
     }
 );
 

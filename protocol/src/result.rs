@@ -299,6 +299,18 @@ pub struct ScrollResult {
     pub scroll_x: f64,
     /// Vertical offset of the scrolled box (CSS px).
     pub scroll_y: f64,
+    /// What scrolled: `"document"` for the page, else the container described as
+    /// `tag#id.class "text"`. Without a target the document is tried first, then
+    /// the largest visible container that can move that way (an app shell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrolled: Option<String>,
+    /// How far it moved right (CSS px, negative = left); `0` with `deltaY` `0`
+    /// when nothing moved (already at the end, or nothing scrollable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_x: Option<f64>,
+    /// How far it moved down (CSS px, negative = up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_y: Option<f64>,
 }
 
 /// `wait_for` result.

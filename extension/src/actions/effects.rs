@@ -6,7 +6,7 @@ use std::future::Future;
 
 use browser_bridge_cdp::page::{
     FileChooserOpened, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
-    JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument,
+    JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
 };
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
@@ -17,6 +17,8 @@ use gloo_timers::future::TimeoutFuture;
 use crate::actions::navigation;
 use crate::app::App;
 use crate::cdp;
+use crate::chrome;
+use crate::sessions::attach::tab_url;
 use crate::sessions::dialogs::dialog_info;
 
 /// How long after the input events we look for their side effects (ms): long
@@ -48,6 +50,10 @@ pub struct Watch {
     /// A same-document navigation (pushState, hash change): not a new document.
     same_document: Receiver<NavigatedWithinDocument>,
     loaded: Receiver<LoadEventFired>,
+    /// `Page.windowOpen`: a tab is on its way.
+    window_open: Receiver<WindowOpen>,
+    /// Ids of the tabs that existed before the input.
+    known: Vec<i64>,
 }
 
 impl Watch {
@@ -58,6 +64,12 @@ impl Watch {
             .await
             .map(|t| t.frame_tree.frame.id)
             .unwrap_or_default();
+        let known = chrome::tabs_query(&serde_json::json!({}))
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|t| t.id)
+            .collect();
         let events = &app.events;
         let (m1, m2, m3) = (main.clone(), main.clone(), main);
         Watch {
@@ -70,6 +82,8 @@ impl Watch {
             same_document: events
                 .wait_where(tab, move |e: &NavigatedWithinDocument| e.frame_id == m3),
             loaded: events.wait(tab),
+            window_open: events.wait(tab),
+            known,
         }
     }
 
@@ -90,6 +104,8 @@ impl Watch {
             mut started,
             mut same_document,
             loaded,
+            mut window_open,
+            known,
         } = self;
         let sessions = &app.sessions;
         let mut effects = SideEffects::default();
@@ -105,7 +121,7 @@ impl Watch {
         };
         if let Some(d) = dialog {
             effects.dialog = Some(dialog_info(&d));
-            effects.opened_tabs = non_empty(sessions.take_opened(tab));
+            effects.opened_tabs = non_empty(with_urls(sessions.take_opened(tab)).await);
             let url = sessions.with(tab, |s| s.url.clone()).unwrap_or_default();
             return Ok(Report {
                 url,
@@ -126,7 +142,34 @@ impl Watch {
                 multiple: c.mode == "selectMultiple",
             });
         }
-        effects.opened_tabs = non_empty(sessions.take_opened(tab));
+        let mut opened = sessions.take_opened(tab);
+        // The page opened a window (`Page.windowOpen`): its tab may be created after
+        // the input ends, and Chrome may name the window's active tab as its opener.
+        if let (true, Ok(Some(open))) = (opened.is_empty(), window_open.try_recv()) {
+            let deadline = js_sys::Date::now() + OPENED_URL_MS;
+            while opened.is_empty() && js_sys::Date::now() < deadline {
+                TimeoutFuture::new(50).await;
+                opened = sessions.take_opened(tab);
+                if !opened.is_empty() {
+                    break;
+                }
+                let fresh: Vec<chrome::Tab> = chrome::tabs_query(&serde_json::json!({}))
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|t| t.id.is_some_and(|id| !known.contains(&id)))
+                    .collect();
+                let mine = fresh
+                    .iter()
+                    .find(|t| t.opener_tab_id == Some(tab.0))
+                    .or_else(|| fresh.iter().find(|t| tab_url(t) == open.url));
+                if let Some(t) = mine {
+                    sessions.record_opened(tab, t);
+                    opened = sessions.take_opened(tab);
+                }
+            }
+        }
+        effects.opened_tabs = non_empty(with_urls(opened).await);
         let url = match navigation::page_info(tab).await {
             Ok(page) => page.url,
             Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
@@ -137,6 +180,33 @@ impl Watch {
             effects,
         })
     }
+}
+
+/// Longest wait for opened tabs' URLs (ms): `chrome.tabs.onCreated` reports a
+/// `target=_blank` tab before it has a URL; `chrome.tabs.get` has it (as `pendingUrl`)
+/// a moment later.
+const OPENED_URL_MS: f64 = 1500.0;
+
+/// Fills in each opened tab's URL that was not known when the tab was created
+/// (`chrome.tabs.get`, polled every 50 ms for at most [`OPENED_URL_MS`]); a tab
+/// closed meanwhile keeps `""`.
+async fn with_urls(mut tabs: Vec<OpenedTab>) -> Vec<OpenedTab> {
+    let deadline = js_sys::Date::now() + OPENED_URL_MS;
+    for opened in &mut tabs {
+        while opened.url.is_empty() {
+            match chrome::tabs_get(opened.tab_id.0).await {
+                Ok(t) => opened.url = tab_url(&t),
+                Err(_) => break,
+            }
+            if opened.url.is_empty() {
+                if js_sys::Date::now() > deadline {
+                    break;
+                }
+                TimeoutFuture::new(50).await;
+            }
+        }
+    }
+    tabs
 }
 
 fn non_empty(tabs: Vec<OpenedTab>) -> Option<Vec<OpenedTab>> {

@@ -88,11 +88,29 @@ const SET_VALUE: &str = r#"function (text) {
 const VALUE: &str =
     r#"function () { return this.isContentEditable ? this.innerText : String(this.value ?? ''); }"#;
 
+/// After focusing: `{refused, active}`: why the focused field cannot take text now
+/// (`disabled`, `read-only`, `focus moved`: a focus handler changed it), and a
+/// short description of the element that has the focus instead.
+const FOCUS_STATE: &str = r#"function () {
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+  const mine = (n) => { for (; n; n = n.parentNode || n.host) if (n === this) return true; return false; };
+  let refused = null;
+  if (this.disabled) refused = 'disabled';
+  else if (this.readOnly || (this.isContentEditable === false && this.contentEditable === 'false')) refused = 'read-only';
+  else if (!mine(active)) refused = 'focus moved';
+  let what = active && active.tagName ? active.tagName.toLowerCase() : 'nothing';
+  if (active && active.id) what += '#' + active.id;
+  return { refused, active: what };
+}"#;
+
 /// `type`.
 ///
 /// # Errors
 /// `invalid_action` for a non-editable element, `element_not_interactable` when
-/// disabled or hidden, `element_not_found` / `element_stale`.
+/// disabled or hidden, or when nothing was typed (a focus handler disabled the
+/// field or moved the focus, or the page refused the text), `element_not_found` /
+/// `element_stale`.
 pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
     let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
@@ -104,11 +122,19 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         )));
     }
     if state["editable"] != true {
-        return Err(BridgeError::invalid_action(format!(
-            "{} is not editable ({}): type into an input, a textarea or a contenteditable element",
-            node.label,
-            state["what"].as_str().unwrap_or("element")
-        )));
+        let what = state["what"].as_str().unwrap_or("element");
+        // A form control that takes no text (read-only, a checkbox) stays refused;
+        // any other element may be a key-driven widget.
+        if ["input", "textarea", "select", "button"]
+            .iter()
+            .any(|tag| what.starts_with(tag))
+        {
+            return Err(BridgeError::invalid_action(format!(
+                "{} is not editable ({what}): type into an input, a textarea or a contenteditable element",
+                node.label
+            )));
+        }
+        return type_keys(tab, &node, &p, what).await;
     }
     if state["disabled"] == true {
         return Err(BridgeError::new(
@@ -130,13 +156,58 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         return set_value(tab, &node, &state, p).await;
     }
     let clear = p.clear();
+    let before = dom::call_with(tab, &node.object_id, VALUE, &[])
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let now = dom::call_with(tab, &node.object_id, FOCUS_STATE, &[]).await?;
+    if let Some(why) = now["refused"].as_str() {
+        let detail = match why {
+            "focus moved" => format!(
+                "the focus moved to {} when it was focused",
+                now["active"].as_str().unwrap_or("another element")
+            ),
+            other => format!("it became {other} when it was focused"),
+        };
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!(
+                "nothing was typed into {}: {detail} (the page's focus handler); look at the page before retrying",
+                node.label
+            ),
+        ));
+    }
     dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
     if p.text.is_empty() {
         if clear {
             input::press(tab, "Backspace", 0).await?;
         }
     } else {
-        cdp::send(tab, &InsertText { text: p.text }).await?;
+        let expected = if clear {
+            p.text.clone()
+        } else {
+            format!("{before}{}", p.text)
+        };
+        if p.keystrokes.unwrap_or(false) {
+            keystrokes(tab, &p.text).await?;
+        } else {
+            cdp::send(tab, &InsertText { text: p.text }).await?;
+        }
+        let after = dom::call_with(tab, &node.object_id, VALUE, &[])
+            .await
+            .unwrap_or_default();
+        let after = after.as_str().unwrap_or_default();
+        if after == before && after != expected {
+            return Err(BridgeError::new(
+                ErrorCode::ElementNotInteractable,
+                format!(
+                    "nothing was typed into {}: its value stayed {} (the page refused the text)",
+                    node.label,
+                    quote(&before)
+                ),
+            ));
+        }
     }
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;
@@ -174,6 +245,76 @@ async fn set_value(
     Ok(ActionResult::Type(TypeResult {
         tab_id: tab,
         value: r["value"].as_str().unwrap_or_default().to_owned(),
+    }))
+}
+
+/// Presses one key per character of `text` (`keyDown` with the text, `keyUp`;
+/// a line break is Enter), as a person typing does.
+async fn keystrokes(tab: TabId, text: &str) -> Result<(), BridgeError> {
+    for c in text.chars() {
+        let key = match c {
+            '\n' | '\r' => "Enter".to_owned(),
+            '\t' => "Tab".to_owned(),
+            c => c.to_string(),
+        };
+        input::press(tab, &key, 0).await?;
+    }
+    Ok(())
+}
+
+/// Is `this` (or something inside it) focused, and can it be? `{focused, focusable}`.
+const KEY_TARGET: &str = r#"function () {
+  const focusable = this.tabIndex >= 0 || this.hasAttribute('tabindex');
+  let active = document.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+  const mine = (n) => { for (; n; n = n.parentNode || n.host) if (n === this) return true; return false; };
+  return { focused: mine(active), focusable };
+}"#;
+
+/// `type` into an element that is no text control (a web terminal, a key-driven
+/// widget): it is focused (`DOM.focus`), then each character is a key press.
+async fn type_keys(
+    tab: TabId,
+    node: &dom::Node,
+    p: &Type,
+    what: &str,
+) -> Result<ActionResult, BridgeError> {
+    let not_focusable = || {
+        BridgeError::invalid_action(format!(
+            "{} is not editable ({what}) and does not take the keyboard focus: type into \
+             an input, a textarea, a contenteditable element or a focusable widget",
+            node.label
+        ))
+    };
+    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    if state["focusable"] != true {
+        return Err(not_focusable());
+    }
+    input::click_point(tab, node).await?;
+    let focus = Focus {
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    cdp::send(tab, &focus).await.map_err(|_| not_focusable())?;
+    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    if state["focused"] != true {
+        return Err(BridgeError::new(
+            ErrorCode::ElementNotInteractable,
+            format!(
+                "nothing was typed into {}: the focus moved elsewhere when it was focused",
+                node.label
+            ),
+        ));
+    }
+    keystrokes(tab, &p.text).await?;
+    if p.submit.unwrap_or(false) {
+        input::press(tab, "Enter", 0).await?;
+    }
+    let value = dom::call_with(tab, &node.object_id, VALUE, &[])
+        .await
+        .unwrap_or_default();
+    Ok(ActionResult::Type(TypeResult {
+        tab_id: tab,
+        value: value.as_str().unwrap_or_default().to_owned(),
     }))
 }
 
@@ -458,17 +599,64 @@ pub async fn upload_file(
     }))
 }
 
-/// Scrolls `this` (an element, or the document's scrolling element) and reports
-/// its offsets.
+/// Scrolls `this` (an element, or the document's scrolling element; with
+/// `this` null: the document, else the largest visible container that can move
+/// that way) and reports `{scrolled, x, y, dx, dy}`.
 const SCROLL: &str = r#"function (direction, amount) {
-  const page = this === document.scrollingElement || this === document.documentElement || this === document.body;
-  const w = page ? window.innerWidth : this.clientWidth;
-  const h = page ? window.innerHeight : this.clientHeight;
-  const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
-  const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
-  if (page) { window.scrollBy({ left: dx, top: dy, behavior: 'instant' }); return [window.scrollX, window.scrollY]; }
-  this.scrollBy({ left: dx, top: dy, behavior: 'instant' });
-  return [this.scrollLeft, this.scrollTop];
+  'use strict';
+  const root = document.scrollingElement || document.documentElement;
+  const isPage = (el) => el === root || el === document.documentElement || el === document.body;
+  const describe = (el) => {
+    if (isPage(el)) return 'document';
+    let d = el.tagName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    if (typeof el.className === 'string' && el.className.trim()) d += '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.');
+    const label = el.getAttribute('aria-label');
+    if (label) d += ' "' + label.trim().slice(0, 40) + '"';
+    return d;
+  };
+  const offsets = (el) => isPage(el) ? [window.scrollX, window.scrollY] : [el.scrollLeft, el.scrollTop];
+  const by = (el) => {
+    const page = isPage(el);
+    const w = page ? window.innerWidth : el.clientWidth;
+    const h = page ? window.innerHeight : el.clientHeight;
+    const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
+    const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
+    const [x0, y0] = offsets(el);
+    if (page) window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    else el.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    const [x, y] = offsets(el);
+    return { scrolled: describe(el), x, y, dx: x - x0, dy: y - y0 };
+  };
+  if (this) return by(this);
+  const page = by(root);
+  if (page.dx !== 0 || page.dy !== 0) return page;
+  // The document did not move: an app shell scrolls a container instead.
+  const vertical = direction === 'up' || direction === 'down';
+  const forward = direction === 'down' || direction === 'right';
+  const canMove = (el) => {
+    const s = getComputedStyle(el);
+    const overflow = vertical ? s.overflowY : s.overflowX;
+    if (!/(auto|scroll|overlay)/.test(overflow)) return false;
+    const [pos, client, size] = vertical
+      ? [el.scrollTop, el.clientHeight, el.scrollHeight]
+      : [el.scrollLeft, el.clientWidth, el.scrollWidth];
+    return forward ? pos + client < size - 1 : pos > 0;
+  };
+  const visibleArea = (el) => {
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    return w > 0 && h > 0 ? w * h : 0;
+  };
+  let best = null, bestArea = 0;
+  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
+    if (!canMove(el)) continue;
+    const area = visibleArea(el);
+    if (area > bestArea) { best = el; bestArea = area; }
+  }
+  return best ? by(best) : page;
 }"#;
 
 /// `scroll` the page or a container.
@@ -483,23 +671,23 @@ pub async fn scroll(app: &App, tab: TabId, p: Scroll) -> Result<ActionResult, Br
         ScrollDirection::Right => "right",
     };
     let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
-    let offsets = match p.target()? {
+    let moved = match p.target()? {
         Some(target) => {
             let node = dom::resolve(app, tab, target).await?;
             dom::call_with(tab, &node.object_id, SCROLL, &args).await?
         }
         None => {
-            let expression = format!(
-                "({SCROLL}).call(document.scrollingElement || document.documentElement, {}, {})",
-                args[0], args[1]
-            );
+            let expression = format!("({SCROLL}).call(null, {}, {})", args[0], args[1]);
             let r = cdp::send(tab, &Evaluate::by_value(expression)).await?;
             r.result.value.unwrap_or_default()
         }
     };
     Ok(ActionResult::Scroll(ScrollResult {
         tab_id: tab,
-        scroll_x: offsets[0].as_f64().unwrap_or_default(),
-        scroll_y: offsets[1].as_f64().unwrap_or_default(),
+        scroll_x: moved["x"].as_f64().unwrap_or_default(),
+        scroll_y: moved["y"].as_f64().unwrap_or_default(),
+        scrolled: moved["scrolled"].as_str().map(str::to_owned),
+        delta_x: moved["dx"].as_f64(),
+        delta_y: moved["dy"].as_f64(),
     }))
 }

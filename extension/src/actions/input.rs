@@ -1,8 +1,12 @@
 //! Trusted input (§5): `click`, `hover`, `press_key` through `Input.dispatch*Event`,
-//! after `DOM.scrollIntoViewIfNeeded` + `DOM.getBoxModel` (centre of the content
-//! quad) and, for clicks, a hit test (`DOM.getNodeForLocation`) that must land on
-//! the element or a descendant (across open shadow roots). Key names are read by
-//! [`crate::core::keys`].
+//! after `DOM.scrollIntoViewIfNeeded`, a wait for the element's box to settle and
+//! `DOM.getBoxModel` (centre of the part of the content quad inside the viewport)
+//! and, for clicks, a hit test (`DOM.getNodeForLocation`, `pointer-events:none`
+//! layers passed through as a mouse does) that must land on the element or a
+//! descendant (across open shadow roots). A covered click point is retried once
+//! with the element scrolled to the viewport's centre (clear of sticky and fixed
+//! bars); the hit test is repeated after the mouse moves (hover styles), and where
+//! the press landed is checked. Key names are read by [`crate::core::keys`].
 
 use browser_bridge_cdp::dom::{GetBoxModel, GetNodeForLocation, ScrollIntoViewIfNeeded};
 use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, MouseEventType};
@@ -12,13 +16,15 @@ use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, Press
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
 use crate::app::App;
 use crate::cdp;
 use crate::core::keys::{is_known_key, key_events};
-use crate::core::messages::quote;
+use crate::core::messages::{cap, quote};
 
 /// Is `other` this element or inside it (crossing shadow roots), or inside one of
 /// its `<label>`s but not in other interactive content there (a click on the label
@@ -70,40 +76,166 @@ const LABEL_POINT: &str = r#"function () {
   return [b.left + Math.min(b.width / 2, 8), b.top + b.height / 2];
 }"#;
 
+/// Records, until [`LANDED`], which element each `mousedown`/`mouseup` of the
+/// click reaches (window, capture phase).
+const RECORD: &str = r#"function () {
+  const el = this, key = Symbol.for('browser-bridge.click');
+  const rec = { elsewhere: null };
+  // The element's own <label> forwards the click to it.
+  const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
+  rec.listen = (e) => {
+    if (rec.elsewhere === null && !own(e.composedPath())) {
+      const t = e.composedPath()[0];
+      let d = t && t.tagName ? t.tagName.toLowerCase() : 'the page';
+      if (t && t.id) d += '#' + t.id;
+      const text = ((t && (t.innerText || t.textContent)) || '').trim().replace(/\s+/g, ' ');
+      if (text) d += ' "' + text.slice(0, 40) + '"';
+      rec.elsewhere = d;
+    }
+  };
+  addEventListener('mousedown', rec.listen, true);
+  addEventListener('mouseup', rec.listen, true);
+  el[key] = rec;
+}"#;
+
+/// Ends [`RECORD`]: the element a press landed on instead of this one, or null.
+const LANDED: &str = r#"function () {
+  const key = Symbol.for('browser-bridge.click'), rec = this[key];
+  if (!rec) return null;
+  delete this[key];
+  removeEventListener('mousedown', rec.listen, true);
+  removeEventListener('mouseup', rec.listen, true);
+  return rec.elsewhere;
+}"#;
+
 /// `{disabled}` of an element.
 const STATE: &str = r#"function () {
   return { disabled: !!this.disabled || this.getAttribute('aria-disabled') === 'true' };
 }"#;
 
+/// Waits (at most ~600 ms) until the element's box stops moving (a smooth scroll,
+/// a transition) and returns the viewport's size `{w, h}` (CSS px, without
+/// scrollbars). Frames and timers both drive it, so a background tab cannot stall it.
+const SETTLE: &str = r#"function () {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const size = () => {
+    const d = document.documentElement;
+    return { w: Math.min(innerWidth, (d && d.clientWidth) || innerWidth),
+             h: Math.min(innerHeight, (d && d.clientHeight) || innerHeight) };
+  };
+  if (!el) return size();
+  const key = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
+  const end = Date.now() + 600;
+  return new Promise((done) => {
+    let last = key(), same = 0;
+    const tick = () => {
+      const now = key();
+      same = now === last ? same + 1 : 0;
+      last = now;
+      if (same >= 2 || Date.now() > end) done(size()); else next();
+    };
+    const next = () => {
+      let fired = false;
+      const once = () => { if (!fired) { fired = true; tick(); } };
+      requestAnimationFrame(once);
+      setTimeout(once, 50);
+    };
+    next();
+  });
+}"#;
+
+/// Scrolls the element to the viewport's centre (`behavior: 'instant'`, so a
+/// page's `scroll-behavior: smooth` does not leave it moving).
+const SCROLL_CENTRE: &str = r#"function () {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (el) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+}"#;
+
 /// Scrolls `node` into view and returns its click point (CSS px, viewport).
 ///
 /// # Errors
-/// `element_not_interactable` when it is hidden, not rendered or zero-sized.
+/// `element_not_interactable` when it is hidden, not rendered, zero-sized or
+/// outside the viewport after scrolling.
 pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
-    let not_interactable = |why: &str| {
-        BridgeError::new(
-            ErrorCode::ElementNotInteractable,
-            format!("{} is {why}", node.label),
-        )
-    };
-    let backend_node_id = node.backend_node_id.clone();
     cdp::send(
         tab,
         &ScrollIntoViewIfNeeded {
-            backend_node_id: backend_node_id.clone(),
+            backend_node_id: node.backend_node_id.clone(),
         },
     )
     .await
-    .map_err(|_| not_interactable("not rendered (display:none or detached)"))?;
-    let model = cdp::send(tab, &GetBoxModel { backend_node_id })
-        .await
-        .map_err(|_| not_interactable("hidden or not rendered (no box)"))?
-        .model;
+    .map_err(|_| not_interactable(node, "not rendered (display:none or detached)"))?;
+    visible_point(tab, node).await
+}
+
+fn not_interactable(node: &Node, why: &str) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::ElementNotInteractable,
+        format!("{} is {why}", node.label),
+    )
+}
+
+/// Once the box has settled: the centre of the part of `node`'s content quad
+/// that lies inside the viewport (CSS px, viewport), so that an element straddling
+/// an edge is pressed where it can be seen.
+async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
+    let viewport = dom::call_on(tab, &node.object_id, SETTLE, Vec::new()).await?;
+    let model = cdp::send(
+        tab,
+        &GetBoxModel {
+            backend_node_id: node.backend_node_id.clone(),
+        },
+    )
+    .await
+    .map_err(|_| not_interactable(node, "hidden or not rendered (no box)"))?
+    .model;
     let (width, height) = model.size();
     if width <= 0.0 || height <= 0.0 {
-        return Err(not_interactable("zero-sized"));
+        return Err(not_interactable(node, "zero-sized"));
     }
-    Ok(model.centre())
+    let (w, h) = (
+        viewport["w"].as_f64().unwrap_or(f64::MAX),
+        viewport["h"].as_f64().unwrap_or(f64::MAX),
+    );
+    let quad = &model.content;
+    let xs = quad.iter().step_by(2).copied();
+    let ys = quad.iter().skip(1).step_by(2).copied();
+    let span = |v: &mut dyn Iterator<Item = f64>, limit: f64| {
+        let (lo, hi) = v.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        (lo.max(0.0), hi.min(limit))
+    };
+    let ((left, right), (top, bottom)) = (span(&mut { xs }, w), span(&mut { ys }, h));
+    // Less than one pixel inside: no point a mouse could press.
+    if right - left < 1.0 || bottom - top < 1.0 {
+        return Err(not_interactable(
+            node,
+            "outside the viewport after scrolling (clipped by a scroll container?)",
+        ));
+    }
+    Ok((
+        ((left + right) / 2.0).floor(),
+        ((top + bottom) / 2.0).floor(),
+    ))
+}
+
+/// The click point of `node` with its hit test passed: where
+/// [`click_point`] puts it, else (covered, e.g. by a sticky header) after
+/// scrolling it to the viewport's centre.
+///
+/// # Errors
+/// As [`click_point`]; `element_not_interactable` naming the cover when it is
+/// still covered.
+pub async fn clear_click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
+    let point = click_point(tab, node).await?;
+    match hit_test(tab, node, point).await {
+        Err(e) if e.code == ErrorCode::ElementNotInteractable => {
+            dom::call_on(tab, &node.object_id, SCROLL_CENTRE, Vec::new()).await?;
+            let point = visible_point(tab, node).await?;
+            hit_test(tab, node, point).await?;
+            Ok(point)
+        }
+        other => other.map(|()| point),
+    }
 }
 
 /// Checks that a click at `(x, y)` lands on `node` or a descendant, or on its
@@ -121,7 +253,7 @@ pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(),
         x: (x + viewport.page_x).round() as i64,
         y: (y + viewport.page_y).round() as i64,
         include_user_agent_shadow_dom: false,
-        ignore_pointer_events_none: true,
+        ignore_pointer_events_none: false,
     };
     let hit = cdp::send(tab, &location).await?.backend_node_id;
     if hit == node.backend_node_id {
@@ -174,37 +306,80 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
     if option["dropdown"] == true {
         return pick_option(app, tab, &node, option["disabled"] == true).await;
     }
+    // A control drawn by its label (a hidden checkbox under a styled span) is
+    // pressed at its label; anything else where a person's click would land.
     let by_label = dom::call_on(tab, &node.object_id, LABEL_POINT, Vec::new()).await?;
     let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
-        (Some(x), Some(y)) => (x, y),
-        _ => click_point(tab, &node).await?,
+        (Some(x), Some(y)) => {
+            hit_test(tab, &node, (x, y)).await?;
+            (x, y)
+        }
+        _ => clear_click_point(tab, &node).await?,
     };
-    hit_test(tab, &node, point).await?;
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let button = button(p.button);
     let count = p.click_count();
     let watch = Watch::start(app, tab).await;
-    let (x, y) = point;
+    // Set when the hit test after the mouse move fails: nothing is pressed.
+    let refused: Rc<RefCell<Option<BridgeError>>> = Rc::default();
+    let node_in = node.clone();
+    let refused_in = refused.clone();
     let input = async move {
-        let moved = DispatchMouseEvent {
+        let moved = |(x, y): (f64, f64)| DispatchMouseEvent {
             modifiers: Some(modifiers),
             ..DispatchMouseEvent::moved(x, y)
         };
-        cdp::send(tab, &moved).await?;
+        cdp::send(tab, &moved(point)).await?;
+        // Hover styles and handlers may have swapped or moved the element, or
+        // put something over it: test again where the mouse now is.
+        let at = match after_move(tab, &node_in, point).await {
+            Ok(at) => at,
+            Err(e) => {
+                *refused_in.borrow_mut() = Some(e);
+                return Ok(());
+            }
+        };
+        if at != point {
+            cdp::send(tab, &moved(at)).await?;
+        }
+        let recording = dom::call_on(tab, &node_in.object_id, RECORD, Vec::new())
+            .await
+            .is_ok();
         for n in 1..=count {
             for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
                 let event = DispatchMouseEvent {
                     kind,
                     button: Some(button),
                     click_count: Some(u32::from(n)),
-                    ..moved.clone()
+                    ..moved(at)
                 };
                 cdp::send(tab, &event).await?;
+            }
+        }
+        if recording {
+            // Absent after a navigation: the document that got the press is gone.
+            if let Ok(Value::String(elsewhere)) =
+                dom::call_on(tab, &node_in.object_id, LANDED, Vec::new()).await
+            {
+                *refused_in.borrow_mut() = Some(BridgeError::new(
+                    ErrorCode::ElementNotInteractable,
+                    format!(
+                        "the click on {} was sent at ({:.0}, {:.0}) but landed on {}: the page \
+                         changed under the pointer; extract and check the page before retrying",
+                        node_in.label,
+                        at.0,
+                        at.1,
+                        cap(&elsewhere)
+                    ),
+                ));
             }
         }
         Ok::<(), cdp::CdpError>(())
     };
     let report = watch.run(input).await?;
+    if let Some(e) = refused.take() {
+        return Err(e);
+    }
     Ok(ActionResult::Click(ClickResult {
         tab_id: tab,
         url: report.url,
@@ -219,8 +394,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
 /// # Errors
 /// `element_not_interactable` (hidden, covered); CDP failures.
 pub async fn click_node(tab: TabId, node: &Node) -> Result<(), BridgeError> {
-    let point = click_point(tab, node).await?;
-    hit_test(tab, node, point).await?;
+    let point = clear_click_point(tab, node).await?;
     let moved = DispatchMouseEvent::moved(point.0, point.1);
     cdp::send(tab, &moved).await?;
     for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
@@ -269,6 +443,28 @@ async fn pick_option(
         navigated: report.navigated,
         effects: report.effects,
     }))
+}
+
+/// The point to press after the mouse moved to `point`: the same when the hit
+/// test still passes, else the element's new clear point (it moved or changed
+/// size on hover).
+async fn after_move(tab: TabId, node: &Node, point: (f64, f64)) -> Result<(f64, f64), BridgeError> {
+    if hit_test(tab, node, point).await.is_ok() {
+        return Ok(point);
+    }
+    let again = visible_point(tab, node).await.map_err(|e| {
+        BridgeError::new(
+            e.code,
+            format!("{} once the mouse moved onto it", e.message),
+        )
+    })?;
+    hit_test(tab, node, again).await.map_err(|e| {
+        BridgeError::new(
+            e.code,
+            format!("{} (after the mouse moved onto it)", e.message),
+        )
+    })?;
+    Ok(again)
 }
 
 /// `hover`: the mouse moves to the element's centre.

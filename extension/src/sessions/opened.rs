@@ -17,7 +17,17 @@ impl Sessions {
             return;
         };
         let opener = TabId(opener);
-        if !self.has(opener) {
+        if !self.has(opener) || self.has(TabId(id)) {
+            return;
+        }
+        // Seen already (a query after `Page.windowOpen` came first).
+        if self
+            .reg
+            .borrow()
+            .opened
+            .iter()
+            .any(|(_, t)| t.tab_id == TabId(id))
+        {
             return;
         }
         let opened = OpenedTab {
@@ -26,6 +36,24 @@ impl Sessions {
         };
         self.reg.borrow_mut().opened.push((opener, opened));
         self.ensure_in_background(TabId(id));
+    }
+
+    /// Records `tab` as opened by `opener`, whatever its `openerTabId` says (Chrome
+    /// gives a tab opened from a background tab the active tab as its opener), and
+    /// starts its session.
+    pub fn record_opened(&self, opener: TabId, tab: &chrome::Tab) {
+        let Some(id) = tab.id.map(TabId) else {
+            return;
+        };
+        let opened = OpenedTab {
+            tab_id: id,
+            url: tab_url(tab),
+        };
+        let mut reg = self.reg.borrow_mut();
+        reg.opened.retain(|(_, t)| t.tab_id != id);
+        reg.opened.push((opener, opened));
+        drop(reg);
+        self.ensure_in_background(id);
     }
 
     /// Takes the tabs `opener` opened since the last call.

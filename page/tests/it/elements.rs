@@ -511,3 +511,146 @@ fn text_fields_say_multiline_and_readonly_and_editors_are_textboxes() {
         ]
     );
 }
+
+/// A generated capture: `body` holds a link, a button, then a chain of `chain`
+/// nested `div`s around a paragraph and a button (the third control in document
+/// order), then `filler` paragraphs; every node laid out and visible.
+fn deep_page(chain: usize, filler: usize) -> PageInputs {
+    // strings: 0 #document 1 HTML 2 BODY 3 DIV 4 #text 5 A 6 BUTTON 7 P
+    //          8 block 9 visible 10 static 11 1 12 href
+    let mut strings: Vec<String> = [
+        "#document",
+        "HTML",
+        "BODY",
+        "DIV",
+        "#text",
+        "A",
+        "BUTTON",
+        "P",
+        "block",
+        "visible",
+        "static",
+        "1",
+        "href",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (mut parent, mut kind, mut name, mut value, mut attrs) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut add = |p: i64, k: i64, n: i64, v: i64, a: Vec<i64>| {
+        parent.push(p);
+        kind.push(k);
+        name.push(n);
+        value.push(v);
+        attrs.push(a);
+        parent.len() as i64 - 1
+    };
+    let text = |strings: &mut Vec<String>, s: &str| {
+        strings.push(s.to_owned());
+        strings.len() as i64 - 1
+    };
+    let doc = add(-1, 9, 0, -1, vec![]);
+    let html = add(doc, 1, 1, -1, vec![]);
+    let body = add(html, 1, 2, -1, vec![]);
+    let mut ax = vec![
+        json!({"role": {"type": "internalRole", "value": "RootWebArea"}, "backendDOMNodeId": 1}),
+    ];
+    let url = text(&mut strings, "https://example.test/docs");
+    let link = add(body, 1, 5, -1, vec![12, url]);
+    let t = text(&mut strings, "Read the docs");
+    add(link, 3, 4, t, vec![]);
+    ax.push(json!({"role": {"type": "role", "value": "link"}, "name": {"type": "computedString", "value": "Read the docs"}, "backendDOMNodeId": link + 1}));
+    let top = add(body, 1, 6, -1, vec![]);
+    let t = text(&mut strings, "Refresh");
+    add(top, 3, 4, t, vec![]);
+    ax.push(json!({"role": {"type": "role", "value": "button"}, "name": {"type": "computedString", "value": "Refresh"}, "backendDOMNodeId": top + 1}));
+    let mut at = body;
+    for _ in 0..chain {
+        at = add(at, 1, 3, -1, vec![]);
+    }
+    let p = add(at, 1, 7, -1, vec![]);
+    let t = text(
+        &mut strings,
+        "The deep paragraph says where the order stands.",
+    );
+    add(p, 3, 4, t, vec![]);
+    let deep = add(at, 1, 6, -1, vec![]);
+    let t = text(&mut strings, "Confirm order");
+    add(deep, 3, 4, t, vec![]);
+    ax.push(json!({"role": {"type": "role", "value": "button"}, "name": {"type": "computedString", "value": "Confirm order"}, "backendDOMNodeId": deep + 1}));
+    let t = text(&mut strings, "Filler line.");
+    for _ in 0..filler {
+        let p = add(body, 1, 7, -1, vec![]);
+        add(p, 3, 4, t, vec![]);
+    }
+    let count = parent.len() as i64;
+    let layout: Vec<i64> = (1..count).collect();
+    let styles: Vec<_> = layout.iter().map(|_| json!([8, 9, 10, 11, 9, 9])).collect();
+    let bounds: Vec<_> = layout
+        .iter()
+        .map(|&i| json!([0, (i % 500) * 20, 300, 20]))
+        .collect();
+    let backend: Vec<i64> = (1..=count).collect();
+    let attributes: Vec<_> = attrs.iter().map(|a| json!(a)).collect();
+    serde_json::from_value(json!({
+        "snapshot": {
+            "strings": strings,
+            "documents": [{
+                "documentURL": url, "baseURL": url,
+                "nodes": {"parentIndex": parent, "nodeType": kind, "nodeName": name,
+                          "nodeValue": value, "backendNodeId": backend, "attributes": attributes},
+                "layout": {"nodeIndex": layout, "styles": styles, "bounds": bounds}
+            }]
+        },
+        "axTrees": [{"nodes": ax}],
+        "text": "",
+        "ms": 0.0
+    }))
+    .expect("generated capture")
+}
+
+#[test]
+fn deep_nesting_keeps_content_and_controls() {
+    // 600 levels deep, in a page of about 48 000 nodes.
+    let inputs = deep_page(600, 23_600);
+    let result = shape_extract(TabId(3), &inputs, &mut UidCache::new());
+    let got: Vec<_> = result
+        .elements
+        .iter()
+        .take(3)
+        .map(|e| format!("{} {}", e.role, e.name.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "link Read the docs",
+            "button Refresh",
+            "button Confirm order"
+        ]
+    );
+    assert!(
+        result
+            .markdown
+            .contains("The deep paragraph says where the order stands."),
+        "{}",
+        &result.markdown[..result.markdown.len().min(400)]
+    );
+    // Deeper than the HTML parser allows, and shallow: the same outcome.
+    for chain in [5, 511, 3_000] {
+        let result = shape_extract(TabId(3), &deep_page(chain, 10), &mut UidCache::new());
+        let names: Vec<_> = result
+            .elements
+            .iter()
+            .filter_map(|e| e.name.clone())
+            .collect();
+        assert!(
+            names.contains(&"Confirm order".to_owned()),
+            "{chain}: {names:?}"
+        );
+        assert!(
+            result.markdown.contains("deep paragraph"),
+            "{chain}: {}",
+            result.markdown
+        );
+    }
+}

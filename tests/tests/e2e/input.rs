@@ -459,7 +459,11 @@ async fn press_key_rejects_unknown_key_names() {
     assert!(unknown.message.contains("KeyboardEvent.key"), "{unknown}");
 
     // Single characters (letters, digits, punctuation) and named keys still go through.
-    for key in ["Z", "7", "?", "Tab", "Home"] {
+    // Lone modifiers, locks and other key values too.
+    for key in [
+        "Z", "7", "?", "Tab", "Home", "Shift", "Control", "Alt", "Meta", "CapsLock", "Insert",
+        "F13",
+    ] {
         stack
             .act(json!({ "action": "press_key", "tabId": tab, "key": key }))
             .await
@@ -470,7 +474,92 @@ async fn press_key_rejects_unknown_key_names() {
             .eval(tab, "return document.getElementById('keys').textContent")
             .await
             .unwrap(),
-        "Z,7,?,Tab,Home,",
+        "Z,7,?,Tab,Home,Shift,Control,Alt,Meta,CapsLock,Insert,F13,",
         "the unknown key dispatched nothing"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn type_that_types_nothing_is_an_error() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("typing-refused.html", None).await.expect("open");
+    let type_into = |selector: &str| json!({ "action": "type", "tabId": tab, "selector": selector, "text": "hello" });
+    for (selector, why) in [
+        ("#disables", "became disabled"),
+        ("#readonly", "became read-only"),
+        ("#moves", "focus moved to input#elsewhere"),
+        ("#editor", "became read-only"),
+        ("#refuses", "stayed \"fixed\""),
+    ] {
+        let e = stack.act(type_into(selector)).await.unwrap_err();
+        assert_eq!(e.code, "element_not_interactable", "{selector}: {e}");
+        assert!(e.message.contains("nothing was typed"), "{selector}: {e}");
+        assert!(e.message.contains(why), "{selector}: {e}");
+    }
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('elsewhere').value")
+            .await
+            .unwrap(),
+        ""
+    );
+    let ok = stack.act(type_into("#plain")).await.expect("plain field");
+    assert_eq!(ok["value"], "hello");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keystrokes_type_key_by_key() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("keystrokes.html", None).await.expect("open");
+    // Not a text control: key presses by themselves, Enter for the line break.
+    stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#term", "text": "ls -la\nwhoami" }))
+        .await
+        .expect("type into the terminal");
+    assert_eq!(
+        stack
+            .eval(tab, "return [document.getElementById('ran').textContent, document.getElementById('line').textContent]")
+            .await
+            .unwrap(),
+        json!(["$ ls -la\n", "whoami"])
+    );
+    // keystrokes:true in a text field: a keyup per character, the same value.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#search", "text": "Oslo", "keystrokes": true }))
+        .await
+        .expect("type key by key");
+    assert_eq!(r["value"], "Oslo");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('keyups').textContent")
+            .await
+            .unwrap(),
+        "4"
+    );
+    // Without it, one insertion and no key events.
+    let r = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#search", "text": "Bergen" }))
+        .await
+        .expect("type");
+    assert_eq!(r["value"], "Bergen");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('keyups').textContent")
+            .await
+            .unwrap(),
+        "4"
+    );
+    let e = stack
+        .act(json!({ "action": "type", "tabId": tab, "selector": "#static", "text": "x" }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, "invalid_action", "{e}");
+    assert!(e.message.contains("keyboard focus"), "{e}");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.activeElement.id")
+            .await
+            .unwrap(),
+        "search"
     );
 }

@@ -6,8 +6,10 @@
 //! Run one topic with `cargo test -p browser-bridge-tests --test e2e -- lifecycle::`.
 
 mod agent_demo;
+mod clicks;
 mod connection;
 mod controls;
+mod deep_pages;
 mod demo;
 mod demo_site;
 mod dialogs;
@@ -18,6 +20,8 @@ mod input;
 mod lifecycle;
 mod mcp;
 mod navigation;
+mod new_tabs;
 mod policy;
 mod robustness;
+mod scrolling;
 mod smoke;
