@@ -267,7 +267,7 @@ pub const SIGN_IN_TITLES: &[&str] = &[
 ];
 
 /// Words that name a login's user field ("Username", "Email address", "Customer
-/// ID"), for [`Page::asks_who`].
+/// ID"): the form asks who you are.
 pub const USER_WORDS: &[&str] = &[
     "user",
     "username",
@@ -301,7 +301,7 @@ pub const USER_WORDS: &[&str] = &[
 ];
 
 /// Words of a sign-in affordance (a "Log in" button, a "Sign in" heading), for
-/// [`Page::offers_sign_in`].
+/// the page offering to sign in.
 pub const SIGN_IN_WORDS: &[&str] = &[
     "sign in",
     "signin",
