@@ -978,11 +978,7 @@ fn by_password(page: &Page<'_>) -> Option<Obstacle> {
     // a file picker beside it unlocks a file.
     let sets_password =
         view.password_inputs > 0 && view.new_password_inputs == view.password_inputs;
-    let tool = page.input.elements.iter().any(|e| {
-        e.name
-            .as_deref()
-            .is_some_and(|n| n.to_lowercase().contains("choose file"))
-    }) || view.file_inputs > 0;
+    let tool = view.file_inputs > 0;
     if page.password_fields != 1
         || beside_content
         || sets_password
