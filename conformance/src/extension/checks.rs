@@ -2,7 +2,7 @@
 //! request validation, a session on `about:blank`, result and event shapes, the
 //! error codes an extension can be made to produce, and one answer per request.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
@@ -109,6 +109,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         throwing_evaluate
     );
     on_tab!("errors: invalid_action for a file: URL navigate", file_url);
+    on_tab!(
+        "dialogs: a dialog opening while an action waits ends it at once (invalid_action naming it); handle_dialog answers it",
+        dialog_ends_action
+    );
     on_tab!("actions: close_tab → session_ended shape", close_tab);
     conn.drain(Duration::from_millis(500)).await;
     let problems = conn.answer_problems();
@@ -315,6 +319,36 @@ async fn unknown_fields(conn: &mut Conn, tab: u64) -> Outcome {
     ensure(result.get("value") == Some(&json!(2)), || {
         format!("evaluate result {}", short(result))
     })
+}
+
+/// PROTOCOL.md §5 "Loads and dialogs": under an open dialog the page answers no
+/// CDP call, so a waiting action must end when `Page.javascriptDialogOpening`
+/// arrives, not at its own timeout.
+async fn dialog_ends_action(conn: &mut Conn, tab: u64) -> Outcome {
+    let arm = json!({"action": "evaluate", "tabId": tab,
+                     "expression": "setTimeout(() => alert('conformance dialog'), 300); return 1"});
+    result_of(&conn.call(arm, ACTION_MS).await?, "evaluate")?;
+    let wait = json!({"action": "wait_for", "tabId": tab, "selector": "#conformance-never",
+                      "timeoutMs": 20_000});
+    let start = Instant::now();
+    let message = expect_code(conn, wait, 25_000, "invalid_action").await?;
+    ensure(start.elapsed() < Duration::from_secs(10), || {
+        format!(
+            "wait_for ended after {:?}, not when the dialog opened",
+            start.elapsed()
+        )
+    })?;
+    ensure(
+        message.contains("conformance dialog") || message.contains("alert"),
+        || format!("the message does not name the dialog: `{message}`"),
+    )?;
+    let answer = json!({"action": "handle_dialog", "tabId": tab, "accept": true});
+    let response = conn.call(answer, ACTION_MS).await?;
+    let result = result_of(&response, "handle_dialog")?;
+    ensure(
+        str_field(result, "message")? == "conformance dialog",
+        || format!("handle_dialog answered {}", short(result)),
+    )
 }
 
 async fn expect_code(

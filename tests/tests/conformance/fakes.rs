@@ -198,6 +198,17 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             json!({"action": "screenshot", "tabId": TAB, "mimeType": "image/png",
                                   "data": "iVBORw0KGgoAAAANSUhEUg==", "width": 780, "height": 493}),
         ),
+        // The only wait on this page is the dialog check's: the timer's alert
+        // opens under it, so it ends at once naming the dialog.
+        "wait_for" => error(
+            "invalid_action",
+            "an alert dialog opened during wait_for (\"conformance dialog\"): answer it \
+             with handle_dialog, then retry",
+        ),
+        "handle_dialog" => Ok(
+            json!({"action": "handle_dialog", "tabId": TAB, "dialogType": "alert",
+                   "message": "conformance dialog"}),
+        ),
         other => error("internal_error", &format!("the fake does not do {other}")),
     }
 }
