@@ -254,6 +254,7 @@ mod tests {
             active: id == 2,
             agent_window: session,
             session,
+            client: None,
         };
         assert_eq!(
             tabs_context(&[tab(1, false, "My bank"), tab(2, true, "Claim\n form")]),

@@ -163,6 +163,9 @@ mod tests {
             elements: Vec::new(),
             obstacle,
             truncated: None,
+            part: None,
+            parts: None,
+            changes: None,
         })
     }
 

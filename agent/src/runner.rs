@@ -41,6 +41,9 @@ pub struct RunOptions {
     pub max_steps: u32,
     /// Longest wall time of the whole run.
     pub timeout: Duration,
+    /// Actions that take `observe` observe unless the model says otherwise
+    /// (default true; `run --no-observe` turns it off).
+    pub observe: bool,
 }
 
 impl RunOptions {
@@ -51,6 +54,7 @@ impl RunOptions {
             url: None,
             max_steps: DEFAULT_MAX_STEPS,
             timeout: DEFAULT_TIMEOUT,
+            observe: true,
         }
     }
 }
@@ -69,6 +73,7 @@ pub async fn run_task<B: Bridge, M: Model>(
         started: Instant::now(),
         deadline: tokio::time::Instant::now() + options.timeout,
         timeout: options.timeout,
+        observe: options.observe,
         steps: 0,
         actions: 0,
         usage: Usage::default(),
@@ -93,6 +98,7 @@ struct Run<'a, B, P> {
     started: Instant,
     deadline: tokio::time::Instant,
     timeout: Duration,
+    observe: bool,
     steps: u32,
     actions: u32,
     usage: Usage,
@@ -352,10 +358,11 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
     /// [`Run::execute`], also returning the typed result when there is one.
     async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
         let decoded = tool::decode(arguments.as_object().cloned());
-        let (action, include_text): (Action, bool) = match decoded {
+        let (mut action, include_text): (Action, bool) = match decoded {
             Ok(decoded) => decoded,
             Err(error) => return (observe::of_error(&error), None),
         };
+        tool::default_observe(&mut action, self.observe);
         let result: Result<ActionResult, BridgeError> = self.bridge.act(action).await;
         match result {
             Ok(result) => (observe::of_result(&result, include_text), Some(result)),

@@ -15,4 +15,13 @@ pub trait Bridge: Clone + Send + Sync + 'static {
     /// Runs `action` and returns its result.
     fn act(&self, action: Action)
     -> impl Future<Output = Result<ActionResult, BridgeError>> + Send;
+
+    /// The same bridge acting for the client named `client` (PROTOCOL.md §5
+    /// "Clients": an action without `tabId` goes to that client's current tab).
+    /// The name is valid (`hub::clients::check_client_name`). Bridges that
+    /// know no clients return themselves.
+    fn for_client(&self, client: &str) -> Self {
+        let _ = client;
+        self.clone()
+    }
 }

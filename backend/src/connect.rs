@@ -83,6 +83,13 @@ impl Bridge for AnyBridge {
             AnyBridge::Hub(hub) => hub.act(action).await,
         }
     }
+
+    fn for_client(&self, client: &str) -> Self {
+        match self {
+            AnyBridge::Remote(bridge) => AnyBridge::Remote(bridge.for_client(client)),
+            AnyBridge::Hub(hub) => AnyBridge::Hub(hub.for_client(client)),
+        }
+    }
 }
 
 /// A reached browser; keeps the in-process server alive until [`Connected::close`].
@@ -169,5 +176,118 @@ pub struct Unavailable(pub std::sync::Arc<str>);
 impl Bridge for Unavailable {
     async fn act(&self, _action: Action) -> Result<ActionResult, BridgeError> {
         Err(BridgeError::new(ErrorCode::NotConnected, &*self.0))
+    }
+}
+
+/// The bridge of a long-lived process (`mcp`) that found a running `serve`: it
+/// forwards there, and when a call answers `not_connected` it reaches again
+/// ([`reach`]). When that `serve` (or the `mcp` that hosted it) has gone, this
+/// process finds the next one or hosts the extension WebSocket itself on the same
+/// address, and the call answers `not_connected` saying to call again once the
+/// extension has reconnected: it is not re-sent, since the old server may have
+/// passed it on before it went. A refusal on the address (a program without the
+/// proof) is answered as such; the token is never sent to it.
+#[derive(Debug, Clone)]
+pub struct Failover {
+    listen: SocketAddr,
+    config_dir: Option<std::path::PathBuf>,
+    connect_wait: Duration,
+    client: Option<std::sync::Arc<str>>,
+    state: std::sync::Arc<tokio::sync::Mutex<FailoverState>>,
+}
+
+#[derive(Debug)]
+struct FailoverState {
+    bridge: AnyBridge,
+    hosted: Option<ServerHandle>,
+}
+
+impl Failover {
+    /// Starts from `bridge`, the running `serve` [`reach`] found on `listen`.
+    pub fn new(
+        bridge: RemoteBridge,
+        listen: SocketAddr,
+        config_dir: Option<&Path>,
+        connect_wait: Duration,
+    ) -> Failover {
+        Failover {
+            listen,
+            config_dir: config_dir.map(Path::to_path_buf),
+            connect_wait,
+            client: None,
+            state: std::sync::Arc::new(tokio::sync::Mutex::new(FailoverState {
+                bridge: AnyBridge::Remote(bridge),
+                hosted: None,
+            })),
+        }
+    }
+
+    /// Stops the extension server this process took over, if it did.
+    pub async fn close(&self) {
+        if let Some(server) = self.state.lock().await.hosted.take()
+            && let Err(e) = server.shutdown().await
+        {
+            tracing::warn!("extension server: {e:#}");
+        }
+    }
+
+    /// After `error` (`not_connected`) from a remote: reaches again when the
+    /// `serve` is gone, and says what happened.
+    async fn reach_again(&self, error: BridgeError) -> BridgeError {
+        let mut state = self.state.lock().await;
+        if !matches!(state.bridge, AnyBridge::Remote(_)) {
+            return error;
+        }
+        let Ok(reached) = reach(self.listen, self.config_dir.as_deref(), self.connect_wait).await
+        else {
+            return error;
+        };
+        match reached {
+            // The serve is up (its extension is not): nothing to take over.
+            Reached::Remote(bridge) => {
+                state.bridge = AnyBridge::Remote(bridge);
+                error
+            }
+            Reached::Hosted(handle) => {
+                tracing::info!(addr = %handle.addr, "the serve is gone: hosting the extension WebSocket in-process");
+                eprintln!("listening on {}", handle.base_url());
+                let url = handle.extension_url();
+                state.bridge = AnyBridge::Hub(handle.hub.clone());
+                state.hosted = Some(handle);
+                BridgeError::new(
+                    ErrorCode::NotConnected,
+                    format!(
+                        "the browser-bridge serve this process used is gone; it now hosts the \
+                         extension WebSocket at {url} itself: call again once the extension has \
+                         reconnected (a few seconds)"
+                    ),
+                )
+            }
+            Reached::Refused(refused) => refused,
+            Reached::Unavailable(_) => error,
+        }
+    }
+}
+
+impl Bridge for Failover {
+    async fn act(&self, action: Action) -> Result<ActionResult, BridgeError> {
+        let bridge = self.state.lock().await.bridge.clone();
+        let bridge = match &self.client {
+            Some(client) => bridge.for_client(client),
+            None => bridge,
+        };
+        match bridge.act(action).await {
+            Err(error) if error.code == ErrorCode::NotConnected => {
+                Err(self.reach_again(error).await)
+            }
+            answered => answered,
+        }
+    }
+
+    fn for_client(&self, client: &str) -> Self {
+        Failover {
+            client: Some(std::sync::Arc::from(client)),
+            ..self.clone()
+        }
     }
 }

@@ -6,6 +6,8 @@
 //! Layers, each depending only on those above it:
 //! - [`bridge`] ([`Bridge`]: an action in, a result or error out), [`config`],
 //!   [`events`] (audit log);
+//! - [`observe`]: observed actions and `extract.since`, the per-tab baselines
+//!   the hub keeps;
 //! - [`hub`]: the one owner task of the extension connection and the in-flight
 //!   requests ([`hub::pool`] is its pure bookkeeping);
 //! - [`tool`]: the `browser` tool (description, schema, decoding, rendering);
@@ -25,6 +27,7 @@ pub mod connect;
 pub mod events;
 pub mod hub;
 pub mod mcp;
+pub mod observe;
 pub mod server;
 pub mod tool;
 

@@ -215,6 +215,28 @@ impl Command for GetNodeForLocation {
     type Response = GetNodeForLocationResponse;
 }
 
+/// `DOM.getFrameOwner`: the `<iframe>` (or `<frame>`) element that holds a frame,
+/// asked of the session whose document holds that element.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFrameOwner {
+    /// The frame (for an out-of-process iframe, its target's `targetId`).
+    pub frame_id: crate::page::FrameId,
+}
+
+/// `DOM.getFrameOwner` → `{backendNodeId}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetFrameOwnerResponse {
+    /// The frame's owner element.
+    pub backend_node_id: BackendNodeId,
+}
+
+impl Command for GetFrameOwner {
+    const METHOD: &'static str = "DOM.getFrameOwner";
+    type Response = GetFrameOwnerResponse;
+}
+
 /// `DOM.focus`: focuses the node; fails when it cannot take focus.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

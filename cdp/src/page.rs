@@ -173,6 +173,12 @@ pub struct LayoutViewport {
     /// Vertical scroll offset.
     #[serde(default)]
     pub page_y: f64,
+    /// Width of the viewport, without scrollbars.
+    #[serde(default)]
+    pub client_width: f64,
+    /// Height of the viewport, without scrollbars.
+    #[serde(default)]
+    pub client_height: f64,
 }
 
 /// `DOM.Rect` (CSS px).

@@ -77,6 +77,19 @@ impl Event for AttachedToTarget {
     const METHOD: &'static str = "Target.attachedToTarget";
 }
 
+/// `Target.detachedFromTarget`: a flat session ended (its iframe went away or
+/// its document moved to another process, which attaches anew).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DetachedFromTarget {
+    /// The session that ended.
+    pub session_id: SessionId,
+}
+
+impl Event for DetachedFromTarget {
+    const METHOD: &'static str = "Target.detachedFromTarget";
+}
+
 /// `Target.getTargets`: every target of the browser.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GetTargets {}

@@ -80,13 +80,39 @@ impl From<CdpError> for BridgeError {
     }
 }
 
-/// Sends one command to `tab` with the default [`COMMAND_TIMEOUT_MS`].
+/// Where a command goes: the tab's own session, or one of its child sessions
+/// (`child`: the flat `sessionId` of an out-of-process iframe's target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The tab.
+    pub tab: TabId,
+    /// The child session, `None` for the tab's own.
+    pub child: Option<Rc<str>>,
+}
+
+impl From<TabId> for Target {
+    fn from(tab: TabId) -> Target {
+        Target { tab, child: None }
+    }
+}
+
+impl From<&Target> for Target {
+    fn from(target: &Target) -> Target {
+        target.clone()
+    }
+}
+
+/// Sends one command to a tab or one of its child sessions ([`Target`]) with
+/// the default [`COMMAND_TIMEOUT_MS`].
 ///
 /// # Errors
 /// [`CdpError`]: CDP's error, a detached target, the timeout, or a result that
 /// does not decode.
-pub async fn send<C: Command>(tab: TabId, command: &C) -> Result<C::Response, CdpError> {
-    send_to(tab, None, command, COMMAND_TIMEOUT_MS).await
+pub async fn send<C: Command>(
+    target: impl Into<Target>,
+    command: &C,
+) -> Result<C::Response, CdpError> {
+    send_with_timeout(target, command, COMMAND_TIMEOUT_MS).await
 }
 
 /// [`send`] with an explicit timeout (ms).
@@ -94,11 +120,12 @@ pub async fn send<C: Command>(tab: TabId, command: &C) -> Result<C::Response, Cd
 /// # Errors
 /// As [`send`].
 pub async fn send_with_timeout<C: Command>(
-    tab: TabId,
+    target: impl Into<Target>,
     command: &C,
     timeout_ms: u32,
 ) -> Result<C::Response, CdpError> {
-    send_to(tab, None, command, timeout_ms).await
+    let target = target.into();
+    send_to(target.tab, target.child.as_deref(), command, timeout_ms).await
 }
 
 /// Sends one command to `tab`, or with `child` to one of its child targets (a

@@ -195,6 +195,9 @@ pub struct Tab {
     /// The tab that opened this one (`window.open`, `target=_blank`).
     #[serde(default)]
     pub opener_tab_id: Option<i64>,
+    /// `loading` or `complete` (`chrome.tabs.TabStatus`).
+    #[serde(default)]
+    pub status: Option<String>,
 }
 
 /// A `chrome.windows.Window`, the fields we read.

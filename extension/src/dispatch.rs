@@ -4,10 +4,14 @@
 //! `tabId` resolution (§5, [`crate::core::tabs`]), the per-tab lock (requests on
 //! different tabs run concurrently, on one tab one at a time), the session
 //! attach, the open-dialog rule, and the race of the action against its deadline
-//! (`request.timeoutMs`) and against the end of its session. Whatever happens, one
-//! `response` goes to the outbox.
+//! (`request.timeoutMs`) and against the end of its session. A `batch` takes the
+//! lock and attaches once, then runs its actions one by one as if each were a
+//! request of its own. Whatever happens, one `response` goes to the outbox.
 
-use browser_bridge_protocol::result::{DialogInfo, DialogType, PageResult};
+use browser_bridge_protocol::action::Batch;
+use browser_bridge_protocol::result::{
+    BatchEntry, BatchResult, DialogInfo, DialogType, PageResult,
+};
 use browser_bridge_protocol::{
     Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
 };
@@ -57,10 +61,7 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     app.gate.passed().await;
     let sessions = &app.sessions;
     if sessions.global_stopped() {
-        return Err(BridgeError::new(
-            ErrorCode::Cancelled,
-            "the user pressed Stop all: do not retry; the user must press Resume in the extension popup",
-        ));
+        return Err(stop_all_error());
     }
     match action {
         Action::ListTabs(_) => return actions::tabs::list_tabs(app).await,
@@ -76,6 +77,17 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
+    match action {
+        Action::Batch(p) => batch(app, tab, p).await,
+        action => run_on_tab(app, tab, action).await,
+    }
+}
+
+/// Runs one action on `tab`, whose lock the caller holds and whose session is
+/// attached: the open-dialog and crash rules, the action count, and the race
+/// against the end of the session.
+async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
+    let sessions = &app.sessions;
     let dismissed = match action {
         Action::Navigate(_) => dismiss_alert(app, tab).await,
         _ => None,
@@ -112,6 +124,67 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     }
 }
 
+/// `batch` (PROTOCOL.md §5): its actions in order on `tab`, under the one lock the
+/// request took (the parts do not take it again), each within its own deadline;
+/// one entry per action run. A failure stops the rest when `stopOnError`; the
+/// end of the session, Stop all and a blocked domain stop them always.
+async fn batch(app: &App, tab: TabId, p: Batch) -> Result<ActionResult, BridgeError> {
+    let stop_on_error = p.stop_on_error();
+    let mut results = Vec::with_capacity(p.actions.len());
+    for (index, action) in p.actions.into_iter().enumerate() {
+        let outcome = if app.sessions.global_stopped() {
+            Err(stop_all_error())
+        } else {
+            let name = action.name();
+            let deadline_ms = action.deadline_ms();
+            let deadline = TimeoutFuture::new(deadline_ms.min(u32::MAX as u64) as u32);
+            match select(Box::pin(run_on_tab(app, tab, action)), deadline).await {
+                Either::Left((outcome, _)) => outcome,
+                Either::Right(_) => Err(BridgeError::new(
+                    ErrorCode::Timeout,
+                    format!("{name}: no result within {deadline_ms} ms"),
+                )),
+            }
+        };
+        let stop = match &outcome {
+            Ok(_) => false,
+            Err(e) => stop_on_error || ends_batch(&e.code),
+        };
+        let (result, error) = match outcome {
+            Ok(result) => (Some(result), None),
+            Err(error) => (None, Some(error)),
+        };
+        results.push(BatchEntry {
+            index: index as u32,
+            result,
+            error,
+        });
+        if stop {
+            break;
+        }
+    }
+    Ok(ActionResult::Batch(BatchResult {
+        tab_id: tab,
+        results,
+    }))
+}
+
+/// Errors after which no later action of a batch can run: the session ended or
+/// the user stopped it.
+fn ends_batch(code: &ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::Cancelled | ErrorCode::SessionNotFound | ErrorCode::DomainBlocked
+    )
+}
+
+fn stop_all_error() -> BridgeError {
+    BridgeError::new(
+        ErrorCode::Cancelled,
+        "the user pressed Stop all: do not retry; the user must press Resume in the extension popup",
+    )
+}
+
 /// Before a `navigate`: accepts the tab's open `alert`, if that is its dialog (an
 /// alert asks nothing, so leaving the page answers it; §5 "Loads and dialogs").
 /// A confirm, prompt or beforeunload stays open and refuses the navigation.
@@ -124,10 +197,13 @@ async fn dismiss_alert(app: &App, tab: TabId) -> Option<DialogInfo> {
     Some(dialog)
 }
 
-/// The tab the action runs on ([`resolve_tab`]); `navigate` with no session
-/// checks its URL, then opens a tab in the agent window.
+/// The tab the action runs on ([`resolve_tab`]); `navigate` (or a batch that
+/// starts with one) with no session checks its URL, then opens a tab in the
+/// agent window.
 async fn tab_for(app: &App, action: &Action) -> Result<TabId, BridgeError> {
-    let opens_tab = matches!(action, Action::Navigate(_));
+    // A batch that starts with a navigate opens its tab as that navigate would.
+    let first = action.parts().first().unwrap_or(action);
+    let opens_tab = matches!(first, Action::Navigate(_));
     match resolve_tab(
         action.tab_id(),
         &app.sessions.tabs(),
@@ -136,7 +212,7 @@ async fn tab_for(app: &App, action: &Action) -> Result<TabId, BridgeError> {
     )? {
         Resolved::Tab(tab) => Ok(tab),
         Resolved::NewAgentTab => {
-            if let Action::Navigate(p) = action {
+            if let Action::Navigate(p) = first {
                 app.sessions.check_target_url(&p.url, None)?;
             }
             actions::tabs::new_agent_tab(app).await

@@ -47,7 +47,7 @@ use crate::core::connection::Status;
 use crate::core::settings::{Change, keys};
 use crate::lifecycle::PanicSite;
 use crate::sessions::popup::PopupSession;
-use crate::sessions::routing::{always_routed, child_routed};
+use crate::sessions::routing::{always_routed, child_routed, child_to_tab};
 
 /// Period of the keep-alive alarm (minutes): Chrome's minimum, below the 30 s idle
 /// eviction so a suspended worker is woken and reconnects.
@@ -189,6 +189,9 @@ impl Worker {
                 self.app
                     .sessions
                     .on_child_event(tab, &child, &method, &params());
+            }
+            if child_to_tab(&method) && self.app.events.wanted(&method) {
+                self.app.events.deliver(tab, &method, &params());
             }
             return;
         }

@@ -143,6 +143,7 @@ async fn restore_one(sessions: &Sessions, outbox: &Outbox, record: Record) {
         // A surviving attachment kept its CDP session and the domains enabled on
         // it; running the setup again would register the webdriver script twice.
         sessions.note_main_frame(tab).await;
+        sessions.reattach_frames(tab);
     }
     let how = if reattached {
         "re-attached"

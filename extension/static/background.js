@@ -172,7 +172,11 @@ function ensureWaker() {
     });
 }
 
+// Start-up figures (`performance` marks, ms after the worker started), read by the
+// end-to-end cold-start test: module instantiated, then Worker.start resolved.
 init({ module_or_path: new URL('./pkg/browser_bridge_extension_bg.wasm', import.meta.url) })
+  .then(() => performance.mark('browser-bridge:instantiated'))
   .then(() => boot())
+  .then(() => performance.mark('browser-bridge:started'))
   .then(() => ensureWaker())
   .catch((e) => console.error('browser-bridge: wasm init failed', e));

@@ -89,6 +89,12 @@ impl Content {
 /// True when the element itself hides its subtree: skipped tags, `aria-hidden`,
 /// `opacity: 0`, or a clipped box under 1 px (screen-reader-only text).
 pub fn hides_subtree(dom: &Dom<'_>, id: usize) -> bool {
+    hides(dom, id, false)
+}
+
+/// [`hides_subtree`]; with `shown_dialogs`, a `<dialog>` with a layout box (open)
+/// is read like any element rather than skipped as chrome (a scope, §6).
+fn hides(dom: &Dom<'_>, id: usize, shown_dialogs: bool) -> bool {
     let node = &dom.nodes[id];
     match node.kind {
         Kind::Element => {}
@@ -98,7 +104,8 @@ pub fn hides_subtree(dom: &Dom<'_>, id: usize) -> bool {
     if node.shadow == Some(Shadow::UserAgent) {
         return true;
     }
-    if SKIP_TAGS.contains(&node.tag.as_str()) && node.content_doc.is_none() {
+    let shown_dialog = shown_dialogs && node.tag == "dialog" && node.layout.is_some();
+    if SKIP_TAGS.contains(&node.tag.as_str()) && node.content_doc.is_none() && !shown_dialog {
         return true;
     }
     if dom
@@ -147,7 +154,9 @@ pub fn analyse(dom: &Dom<'_>) -> Content {
         root: dom.root(),
     };
     // First pass: hidden subtrees only, to know each node's share of the page text.
-    count(dom, dom.root(), &mut c, false, &|_, _, _| false);
+    count(dom, dom.root(), &mut c, false, &|dom, id, _| {
+        hides_subtree(dom, id)
+    });
     let total = c.prose(dom.root()).max(1);
     let raw_prose: Vec<usize> = (0..n).map(|i| c.prose(i)).collect();
     // Overlays (fixed/sticky) and chrome landmarks go, unless they hold most of the
@@ -155,13 +164,65 @@ pub fn analyse(dom: &Dom<'_>) -> Content {
     // text: a 300-link menu is still a menu.
     let chrome = |dom: &Dom<'_>, id: usize, _: &Content| {
         let big = raw_prose[id] * 2 > total;
-        !big && (is_boilerplate(dom, id) || dom.nodes[id].layout.is_some_and(|l| l.pinned))
+        hides_subtree(dom, id)
+            || (!big && (is_boilerplate(dom, id) || dom.nodes[id].layout.is_some_and(|l| l.pinned)))
     };
     c.excluded.iter_mut().for_each(|e| *e = false);
     count(dom, dom.root(), &mut c, false, &chrome);
     c.root = choose_root(dom, &c);
     prune_link_farms(dom, &mut c);
     c
+}
+
+/// The content of the subtree at `root` with only hidden subtrees excluded (no
+/// chrome, overlay or link-farm rule): what an `extract` with `scope` renders.
+/// A `root` inside a hidden subtree has nothing to render: it is marked excluded.
+pub fn visible_only(dom: &Dom<'_>, root: usize) -> Content {
+    let n = dom.nodes.len();
+    let mut c = Content {
+        excluded: vec![false; n],
+        text: vec![0; n],
+        link: vec![0; n],
+        root,
+    };
+    count(dom, dom.root(), &mut c, false, &|dom, id, _| {
+        hides(dom, id, true)
+    });
+    let hidden_above = std::iter::successors(dom.nodes[root].parent, |&p| dom.nodes[p].parent)
+        .any(|p| c.excluded[p]);
+    if hidden_above {
+        c.excluded[root] = true;
+    }
+    c
+}
+
+/// The open modal dialog the rest of the page is inert behind, if any: a
+/// `<dialog>` opened with `showModal()` (open, with a `fixed` box: the top layer),
+/// or a visible `role=dialog`/`alertdialog` with `aria-modal="true"`. With several,
+/// the last in document order. Whole-page Markdown leads with its content.
+pub fn modal_dialog(dom: &Dom<'_>) -> Option<usize> {
+    (0..dom.nodes.len()).rev().find(|&id| {
+        let node = &dom.nodes[id];
+        if node.kind != Kind::Element || node.doc != 0 {
+            return false;
+        }
+        let modal = if node.tag == "dialog" {
+            dom.attr(id, "open").is_some() && node.layout.is_some_and(|l| l.fixed)
+        } else {
+            dom.attr(id, "aria-modal")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+                && dom.attr(id, "role").is_some_and(|r| {
+                    r.split_whitespace().next().is_some_and(|r| {
+                        r.eq_ignore_ascii_case("dialog") || r.eq_ignore_ascii_case("alertdialog")
+                    })
+                })
+        };
+        if !modal || node.layout.is_none_or(|l| l.invisible || l.is_empty()) {
+            return false;
+        }
+        let shown = visible_only(dom, id);
+        !shown.excluded[id] && shown.text[id] > 0
+    })
 }
 
 /// Link share of a block's text above which it is a link farm (menus, tag clouds,
@@ -225,15 +286,16 @@ fn count_links(dom: &Dom<'_>, id: usize, c: &Content, links: &mut [usize]) -> us
     n
 }
 
-/// Post-order count of kept text; marks excluded subtrees.
+/// Post-order count of kept text; marks the subtrees `excluded` says (hidden,
+/// chrome) as excluded.
 fn count(
     dom: &Dom<'_>,
     id: usize,
     c: &mut Content,
     in_link: bool,
-    chrome: &dyn Fn(&Dom<'_>, usize, &Content) -> bool,
+    excluded: &dyn Fn(&Dom<'_>, usize, &Content) -> bool,
 ) {
-    if hides_subtree(dom, id) || chrome(dom, id, c) {
+    if excluded(dom, id, c) {
         c.excluded[id] = true;
         c.text[id] = 0;
         c.link[id] = 0;
@@ -252,7 +314,7 @@ fn count(
     let in_link = in_link || node.tag == "a";
     let (mut text, mut link) = (0, 0);
     for k in dom.render_children(id) {
-        count(dom, k, c, in_link, chrome);
+        count(dom, k, c, in_link, excluded);
         text += c.text[k];
         link += c.link[k];
     }

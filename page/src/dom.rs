@@ -50,6 +50,8 @@ pub struct Layout {
     pub floated: bool,
     /// `display` is a flex or grid container (its children are blockified).
     pub flex_or_grid: bool,
+    /// `cursor` is `pointer` (inherited by the element's descendants).
+    pub pointer: bool,
 }
 
 impl Layout {
@@ -101,6 +103,8 @@ pub struct DomNode<'a> {
     /// Position in composed document order; `usize::MAX` for nodes shaping never
     /// reaches (below the depth cap).
     pub order: usize,
+    /// Responds to mouse clicks (CDP `isClickable`: a click listener, a link…).
+    pub clickable: bool,
 }
 
 /// The arena.
@@ -164,6 +168,7 @@ impl<'a> Dom<'a> {
                     text_len: 0,
                     link_len: 0,
                     order: usize::MAX,
+                    clickable: false,
                 });
             }
             // The snapshot walks the flat tree: shadow content sits under its host and
@@ -184,6 +189,14 @@ impl<'a> Dom<'a> {
                     .and_then(|i| nodes.get_mut(start + i))
                 {
                     node.shadow = Some(shadow);
+                }
+            }
+            for &i in &n.is_clickable.index {
+                if let Some(node) = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| nodes.get_mut(start + i))
+                {
+                    node.clickable = true;
                 }
             }
             for &i in &n.pseudo_type.index {
@@ -221,6 +234,7 @@ impl<'a> Dom<'a> {
                     floated: matches!(s(style::FLOAT), "left" | "right"),
                     flex_or_grid: s(style::DISPLAY).contains("flex")
                         || s(style::DISPLAY).contains("grid"),
+                    pointer: s(style::CURSOR) == "pointer",
                 });
             }
             for i in 0..count {
@@ -269,6 +283,7 @@ impl<'a> Dom<'a> {
                 text_len: 0,
                 link_len: 0,
                 order: 0,
+                clickable: false,
             });
             doc_start.push(0);
         }
@@ -321,12 +336,17 @@ impl<'a> Dom<'a> {
             .unwrap_or("")
     }
 
-    /// The current value of an `<input>`/`<textarea>` (CDP `inputValue`).
+    /// The current value of an `<input>` (CDP `inputValue`) or a `<textarea>`
+    /// (`textValue`).
     pub fn input_value(&self, id: usize) -> Option<&'a str> {
         let node = &self.nodes[id];
         let doc = self.snap.documents.get(node.doc)?;
         let index = i64::try_from(id - self.doc_start[node.doc]).ok()?;
-        let rare = &doc.nodes.input_value;
+        let rare = if node.tag == "textarea" {
+            &doc.nodes.text_value
+        } else {
+            &doc.nodes.input_value
+        };
         let k = rare.index.iter().position(|&i| i == index)?;
         self.snap.string(*rare.value.get(k)?)
     }

@@ -38,8 +38,7 @@ pub const NATIVE_INPUT_TYPES: &[&str] =
 
 /// Longest accessible name kept (chars); longer names end with `…`.
 pub const NAME_MAX_CHARS: usize = 100;
-/// Longest value kept (chars).
-pub const VALUE_MAX_CHARS: usize = 200;
+pub use browser_bridge_protocol::extract::VALUE_MAX_CHARS;
 
 /// One interactive element before it gets a uid.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +49,10 @@ pub struct Candidate {
     pub role: String,
     /// Accessible name, whitespace-collapsed and capped.
     pub name: Option<String>,
-    /// Current value, exact ([`exact`]) and capped.
+    /// Current value, exact ([`exact`]) and capped at [`VALUE_MAX_CHARS`].
     pub value: Option<String>,
+    /// The whole value's length in chars, when [`Candidate::value`] was cut.
+    pub value_length: Option<usize>,
     /// Rendered with an area inside the document and not `visibility:hidden`.
     pub visible: bool,
     /// Disabled.
@@ -68,6 +69,12 @@ pub struct Candidate {
     pub multiline: bool,
     /// A field whose value cannot be edited.
     pub readonly: bool,
+    /// Listed because a person clicks it (pointer cursor, click listener,
+    /// `tabindex`), not for an interactive role ([`crate::clickable`]).
+    pub clickable: bool,
+    /// For a nameless element, a short description from its markup
+    /// ([`crate::hint`]).
+    pub hint: Option<String>,
 }
 
 /// The elements of a page and whether the cap dropped some.
@@ -81,13 +88,12 @@ pub struct Elements {
 
 /// Picks interactive elements from every frame's AX nodes, ordered by `dom`'s
 /// flat-tree document order. Nodes the snapshot does not know and nodes inside
-/// user-agent shadow trees (media controls, input internals) are left out.
-/// Over the cap, invisible elements go first, then the tail.
+/// user-agent shadow trees (media controls, input internals) are left out. Not
+/// capped yet: [`cap`] does that once clickables are added.
 pub fn interactive_elements<'n>(
     dom: &Dom<'_>,
     ax: impl IntoIterator<Item = &'n AxNode>,
-    main: usize,
-) -> Elements {
+) -> Vec<Candidate> {
     let by_backend: HashMap<i64, usize> = dom
         .nodes
         .iter()
@@ -124,9 +130,10 @@ pub fn interactive_elements<'n>(
             _ if editor && !INTERACTIVE_ROLES.contains(&role.as_str()) => "textbox".to_owned(),
             _ => normalise_role(role),
         };
-        if !INTERACTIVE_ROLES.contains(&role.as_str())
-            && !NATIVE_INPUT_TYPES.contains(&role.as_str())
-        {
+        // A `<time>` element's role is `time` too: only inputs have a native one.
+        let native =
+            NATIVE_INPUT_TYPES.contains(&role.as_str()) && native_input_type(dom, id).is_some();
+        if !INTERACTIVE_ROLES.contains(&role.as_str()) && !native {
             continue;
         }
         // Below the depth cap: not part of the page the agent reads.
@@ -150,6 +157,14 @@ pub fn interactive_elements<'n>(
             _ => None,
         };
         let select = select_options(dom, id);
+        let value = node.value.as_ref().and_then(|v| v.text());
+        let value = if is_password(dom, id) {
+            value
+                .filter(|v| !v.is_empty())
+                .map(|_| PASSWORD_MASK.to_owned())
+        } else {
+            value
+        };
         let candidate = Candidate {
             backend_node_id: backend,
             name: node
@@ -159,11 +174,11 @@ pub fn interactive_elements<'n>(
                 .and_then(|s| clean(&s, NAME_MAX_CHARS)),
             value: match &select {
                 Some(s) if s.value.is_some() => s.value.clone(),
-                _ => node
-                    .value
-                    .as_ref()
-                    .and_then(|v| v.text())
-                    .and_then(|s| exact(&s, VALUE_MAX_CHARS)),
+                _ => value.as_deref().and_then(|s| exact(s, VALUE_MAX_CHARS)),
+            },
+            value_length: match &select {
+                Some(_) => None,
+                None => value.as_deref().and_then(cut_length),
             },
             visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: prop("disabled").as_deref() == Some("true"),
@@ -174,17 +189,20 @@ pub fn interactive_elements<'n>(
             options: select.map(|s| s.options),
             multiline: prop("multiline").as_deref() == Some("true") || editor,
             readonly: prop("readonly").as_deref() == Some("true"),
+            clickable: false,
+            hint: None,
         };
         found.push((dom.nodes[id].order, candidate));
     }
     found.sort_by_key(|(order, _)| *order);
-    cap(dom, found.into_iter().map(|(_, c)| c).collect(), main)
+    found.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Folds twin links, then applies the [`ELEMENTS_MAX`] cap to elements given in
 /// document order. Over the cap, what stays is chosen by rank — visible before
-/// invisible; then form controls and buttons, links inside the main-content root
-/// `main`, other links (site menus) — and returned in document order.
+/// invisible; then form controls and buttons, links and clickables inside the
+/// main-content root `main`, other links and clickables (site menus) — and
+/// returned in document order.
 pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
     // Consecutive links to one target under one name (a card's image and title) are
     // one element for the agent.
@@ -197,7 +215,7 @@ pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
     let truncated = items.len() > ELEMENTS_MAX;
     if truncated {
         let rank = |c: &Candidate| {
-            let kind = if c.role != "link" {
+            let kind = if c.role != "link" && !c.clickable {
                 0
             } else if is_under(dom, c.node, main) {
                 1
@@ -219,7 +237,7 @@ pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
 }
 
 /// `id` is `root` or inside it.
-fn is_under(dom: &Dom<'_>, id: usize, root: usize) -> bool {
+pub fn is_under(dom: &Dom<'_>, id: usize, root: usize) -> bool {
     std::iter::successors(Some(id), |&n| dom.nodes[n].parent).any(|n| n == root)
 }
 
@@ -270,6 +288,24 @@ pub fn exact(s: &str, max: usize) -> Option<String> {
     let mut cut: String = s.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     Some(cut)
+}
+
+/// What a model sees of a filled password field: a fixed mask, since its length
+/// would give away part of the secret.
+pub const PASSWORD_MASK: &str = "••••••••";
+
+/// `id` is an `<input type=password>`.
+pub fn is_password(dom: &Dom<'_>, id: usize) -> bool {
+    dom.nodes[id].tag == "input"
+        && dom
+            .attr(id, "type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"))
+}
+
+/// The length of `s` in chars when [`exact`] cuts it at [`VALUE_MAX_CHARS`].
+pub fn cut_length(s: &str) -> Option<usize> {
+    let n = s.chars().count();
+    (n > VALUE_MAX_CHARS).then_some(n)
 }
 
 /// Whitespace-collapsed `s`, at most `max` chars (ending in `…` when cut); `None`

@@ -12,15 +12,15 @@ use std::collections::HashMap;
 
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
-    Candidate, Elements, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES,
-    VALUE_MAX_CHARS, cap, clean, exact, is_editing_host, is_visible, select_options,
+    Candidate, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES, PASSWORD_MASK,
+    VALUE_MAX_CHARS, clean, cut_length, exact, is_editing_host, is_password, is_visible,
+    select_options,
 };
 use browser_bridge_protocol::extract::Checked;
 
-/// Interactive elements of `dom` in document order, capped like
-/// [`interactive_elements`](super::elements::interactive_elements) (`main` is the
-/// main-content root, which ranks its links first over the cap).
-pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
+/// Interactive elements of `dom` in document order, like
+/// [`interactive_elements`](super::elements::interactive_elements) (not capped yet).
+pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
     let ids = IdIndex::new(dom);
     let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
@@ -51,13 +51,20 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
             _ => None,
         };
         let select = select_options(dom, id);
-        let value = match role {
-            _ if select.is_some() => select.as_ref().and_then(|s| s.value.clone()),
+        let whole = match role {
+            _ if select.is_some() => None,
             "textbox" | "searchbox" | "combobox" | "spinbutton" | "slider" | "date" | "time"
-            | "datetime-local" | "month" | "week" | "color" => {
-                dom.input_value(id).and_then(|v| exact(v, VALUE_MAX_CHARS))
-            }
+            | "datetime-local" | "month" | "week" | "color" => dom.input_value(id),
             _ => None,
+        };
+        let whole = if is_password(dom, id) {
+            whole.filter(|v| !v.is_empty()).map(|_| PASSWORD_MASK)
+        } else {
+            whole
+        };
+        let value = match &select {
+            Some(s) => s.value.clone(),
+            None => whole.and_then(|v| exact(v, VALUE_MAX_CHARS)),
         };
         items.push(Candidate {
             backend_node_id: node.backend_node_id,
@@ -84,9 +91,12 @@ pub fn snapshot_elements(dom: &Dom<'_>, main: usize) -> Elements {
                 || dom
                     .attr(id, "aria-readonly")
                     .is_some_and(|v| v.trim() == "true"),
+            value_length: whole.and_then(cut_length),
+            clickable: false,
+            hint: None,
         });
     }
-    cap(dom, items, main)
+    items
 }
 
 /// The HTML-AAM role of an interactive element, `None` for everything else.

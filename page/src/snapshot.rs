@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// The `computedStyles` to pass to `DOMSnapshot.captureSnapshot`, in this order:
 /// [`LayoutTree::styles`] holds one string index per entry, in the same order.
-pub const COMPUTED_STYLES: [&str; 7] = [
+pub const COMPUTED_STYLES: [&str; 8] = [
     "display",
     "visibility",
     "position",
@@ -17,6 +17,7 @@ pub const COMPUTED_STYLES: [&str; 7] = [
     "overflow-x",
     "overflow-y",
     "float",
+    "cursor",
 ];
 
 /// Index of each computed style in a layout node's `styles` entry.
@@ -35,6 +36,8 @@ pub mod style {
     pub const OVERFLOW_Y: usize = 5;
     /// `float`.
     pub const FLOAT: usize = 6;
+    /// `cursor` (inherited: a pointer element's children are `pointer` too).
+    pub const CURSOR: usize = 7;
 }
 
 /// `DOMSnapshot.captureSnapshot` result: one document per frame (main frame first,
@@ -141,9 +144,12 @@ pub struct NodeTree {
     /// Attributes as flat `[name, value, name, value…]` string indexes.
     #[serde(default)]
     pub attributes: Vec<Vec<i64>>,
-    /// Current value of inputs and textareas.
+    /// Current value of inputs.
     #[serde(default)]
     pub input_value: RareString,
+    /// Current value of textareas.
+    #[serde(default)]
+    pub text_value: RareString,
     /// Checked radios and checkboxes.
     #[serde(default)]
     pub input_checked: RareBoolean,
@@ -156,6 +162,10 @@ pub struct NodeTree {
     /// Pseudo element kind (`before`, `after`, `marker`…) for pseudo-element nodes.
     #[serde(default)]
     pub pseudo_type: RareString,
+    /// Nodes that respond to mouse clicks: a `click`, `mousedown` or `mouseup`
+    /// listener (an `onclick` attribute included), a link, an editable node.
+    #[serde(default)]
+    pub is_clickable: RareBoolean,
 }
 
 /// Layout objects of one document (CDP `DOMSnapshot.LayoutTreeSnapshot`).

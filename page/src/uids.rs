@@ -106,6 +106,11 @@ impl UidCache {
         }
     }
 
+    /// The nodes of the live uids, in no order.
+    pub fn nodes(&self) -> impl Iterator<Item = BackendNodeId> + '_ {
+        self.by_node.keys().copied()
+    }
+
     /// How many uids this session has issued (the next counter value).
     pub fn issued(&self) -> u64 {
         self.next

@@ -102,9 +102,24 @@ fn remove_dot_segments(path: &str) -> String {
     }
 }
 
+/// The origin (`scheme://host[:port]`) of an `http(s)` document URL, for
+/// `Element::frame_origin` (PROTOCOL.md §6); `None` for URLs without one of their
+/// own (`about:blank`, `about:srcdoc`, `data:`: such frames take their
+/// parent's origin).
+pub fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !matches!(scheme, "http" | "https") {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    (!host.is_empty()).then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::resolve;
+    use super::{origin, resolve};
 
     #[test]
     fn rfc3986_examples() {
@@ -130,5 +145,19 @@ mod tests {
             assert_eq!(resolve(base, r), want, "{r}");
         }
         assert_eq!(resolve("https://x.org", "a/b"), "https://x.org/a/b");
+    }
+
+    #[test]
+    fn origins() {
+        assert_eq!(
+            origin("https://Pay.test:8443/card?x=1#y").as_deref(),
+            Some("https://pay.test:8443")
+        );
+        assert_eq!(
+            origin("http://u:p@localhost:9/").as_deref(),
+            Some("http://localhost:9")
+        );
+        assert_eq!(origin("about:blank"), None);
+        assert_eq!(origin("data:text/html,x"), None);
     }
 }

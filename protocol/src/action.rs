@@ -56,9 +56,9 @@ pub enum Action {
     /// List every normal tab, sessions and the user's own.
     ListTabs(ListTabs),
     /// History back.
-    GoBack(TabOnly),
+    GoBack(History),
     /// History forward.
-    GoForward(TabOnly),
+    GoForward(History),
     /// Reload the page.
     Reload(Reload),
     /// Trusted mouse click on an element.
@@ -80,7 +80,7 @@ pub enum Action {
     WaitFor(WaitFor),
     /// Read the page: markdown, text, elements with uids, and any obstacle (login
     /// wall, captcha, access denied).
-    Extract(TabOnly),
+    Extract(Extract),
     /// Run JavaScript in the page: the expression is an async function body, so
     /// `return` the value.
     Evaluate(Evaluate),
@@ -94,7 +94,20 @@ pub enum Action {
     ListPageTools(TabOnly),
     /// Call one tool the page exposes.
     CallPageTool(CallPageTool),
+    /// Fill a form in one call: each field in order by its kind (text, textarea,
+    /// contenteditable, select by value or label, checkbox/radio/switch by true or
+    /// false, date/time/range/color in their own format), stopping at the first
+    /// failure; then click `submit` if given.
+    FillForm(FillForm),
+    /// Run up to 10 actions of one tab in order in one call; one entry per action
+    /// run (its result or its error).
+    Batch(Batch),
 }
+
+/// Most fields of one `fill_form`.
+pub const FILL_FORM_MAX_FIELDS: usize = 50;
+/// Most actions of one `batch`.
+pub const BATCH_MAX_ACTIONS: usize = 10;
 
 /// Every action name, in the order of §5's table (the variants' order).
 pub const ACTION_NAMES: &[&str] = <ActionKind as strum::VariantNames>::VARIANTS;
@@ -106,6 +119,55 @@ pub struct TabOnly {
     /// The tab to act on; may be left out while one tab is under control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+}
+
+/// `extract` parameters: the tab and the options that shape the result; each is
+/// optional and they combine (scope, then query, then part).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Extract {
+    /// The tab to read; may be left out while one tab is under control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// Only the form, dialog, list, table or landmark around this uid (or the
+    /// element itself): its markdown and elements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Uid>,
+    /// Only the markdown blocks (each under its headings) and the elements whose
+    /// text contains this, ignoring case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
+    pub query: Option<String>,
+    /// Read the N-th part (from 1) of the whole markdown, in parts of at most
+    /// 30000 bytes; the result says how many parts there are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub part: Option<u32>,
+    /// `last`: only what changed since the tab's last extract or observed action
+    /// (a full extract when there is none or the page navigated since).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
+}
+
+/// `go_back` / `go_forward` parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The tab to act on; may be left out while one tab is under control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
+}
+
+/// The baseline of `extract.since`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Since {
+    /// The tab's last extract or observed action.
+    Last,
 }
 
 /// What `navigate`, `reload` and `close_tab` do with a `beforeunload` prompt of
@@ -130,6 +192,10 @@ pub struct Navigate {
     /// The tab to navigate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
     /// A beforeunload prompt of the page left: report (default) or accept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before_unload: Option<BeforeUnload>,
@@ -142,6 +208,10 @@ pub struct Reload {
     /// The tab to reload; may be left out while one tab is under control.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
     /// A beforeunload prompt of the page: report (default) or accept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before_unload: Option<BeforeUnload>,
@@ -272,6 +342,10 @@ targeted!(
         /// Modifiers held during the click.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         modifiers: Option<Vec<Modifier>>,
+        /// Also answer what changed on the page since the tab's last extract or
+        /// observed action (`changes`); default false, true in the MCP tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observe: Option<bool>,
     }
 );
 
@@ -297,6 +371,10 @@ targeted!(
         /// terminal, a key-driven widget).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         keystrokes: Option<bool>,
+        /// Also answer what changed on the page since the tab's last extract or
+        /// observed action (`changes`); default false, true in the MCP tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observe: Option<bool>,
     }
 );
 
@@ -306,6 +384,10 @@ targeted!(
         /// Option values (matched by value, then by label); at least one.
         #[schemars(length(min = 1))]
         values: Vec<String>,
+        /// Also answer what changed on the page since the tab's last extract or
+        /// observed action (`changes`); default false, true in the MCP tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observe: Option<bool>,
     }
 );
 
@@ -403,6 +485,10 @@ pub struct PressKey {
     /// The tab to act on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
 }
 
 /// Scroll directions.
@@ -443,6 +529,10 @@ pub struct Scroll {
     /// The tab to act on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
 }
 
 impl Scroll {
@@ -507,6 +597,10 @@ pub struct HandleDialog {
     /// The tab whose dialog to answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
 }
 
 /// `call_page_tool` parameters.
@@ -525,6 +619,179 @@ pub struct CallPageTool {
     /// The tab to act on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab_id: Option<TabId>,
+}
+
+/// An element target without other parameters: `fill_form.submit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+// Exactly one target; an explicit `null` counts as absent, as in the decoder.
+#[schemars(extend("oneOf" = [
+    { "required": ["uid"], "properties": { "uid": { "not": { "type": "null" } } } },
+    { "required": ["selector"], "properties": { "selector": { "not": { "type": "null" } } } }
+]))]
+pub struct Target {
+    /// Element uid from the last extract (give this or `selector`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<Uid>,
+    /// CSS selector (give this or `uid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
+    pub selector: Option<String>,
+}
+
+impl Target {
+    /// The target; `invalid_request` when not exactly one of uid/selector.
+    pub fn target(&self) -> Result<ElementTarget<'_>, BridgeError> {
+        exactly_one_target(&self.uid, &self.selector)
+    }
+}
+
+/// What a `fill_form` field is set to: text (in the field's own format for date,
+/// time, color and range inputs; an option's value or label for a select), or
+/// checked/unchecked for a checkbox, radio or switch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldValue {
+    /// Checked (`true`) or unchecked (`false`): a checkbox, radio or switch.
+    Checked(bool),
+    /// The text to set, or the option to select.
+    Text(String),
+}
+
+/// One `fill_form` field: a target and its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(extend("oneOf" = [
+    { "required": ["uid"], "properties": { "uid": { "not": { "type": "null" } } } },
+    { "required": ["selector"], "properties": { "selector": { "not": { "type": "null" } } } }
+]))]
+pub struct FormField {
+    /// Element uid from the last extract (give this or `selector`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<Uid>,
+    /// CSS selector (give this or `uid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
+    pub selector: Option<String>,
+    /// Text, an option's value or label, or a date/time/color/range value in its format; true or false for a checkbox, radio or switch.
+    pub value: FieldValue,
+}
+
+impl FormField {
+    /// The target; `invalid_request` when not exactly one of uid/selector.
+    pub fn target(&self) -> Result<ElementTarget<'_>, BridgeError> {
+        exactly_one_target(&self.uid, &self.selector)
+    }
+}
+
+/// `fill_form` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FillForm {
+    /// 1 to 50 fields in the order to fill them, each `{uid or selector, value}`.
+    #[schemars(length(min = 1, max = FILL_FORM_MAX_FIELDS))]
+    pub fields: Vec<FormField>,
+    /// The element to click once every field is filled, `{uid}` or `{selector}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit: Option<Target>,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
+}
+
+/// `batch` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Batch {
+    /// 1 to 10 actions of one tab, each an object as for a single call
+    /// (`{"action":"click","uid":"e3"}`); not batch, open_tab, close_tab or list_tabs.
+    #[schemars(with = "Vec<BatchPart>", length(min = 1, max = BATCH_MAX_ACTIONS))]
+    pub actions: Vec<Action>,
+    /// Stop at the first action that fails (default true); false runs them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_on_error: Option<bool>,
+    /// The tab to act on; every action's own tabId must be this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+impl Batch {
+    /// `stopOnError`, defaulted to true.
+    pub fn stop_on_error(&self) -> bool {
+        self.stop_on_error.unwrap_or(true)
+    }
+}
+
+/// Actions a `batch` may not hold: another batch, and the tab-management actions
+/// (a batch runs on one tab under its lock).
+pub const NOT_BATCHABLE: &[&str] = &["batch", "open_tab", "close_tab", "list_tabs"];
+
+/// The schema of one `batch` part: one of the batchable actions, each branch the
+/// same as the action's branch of the `Action` union (its parameter struct and
+/// its `action` constant), so a validator checks each part as an action.
+struct BatchPart;
+
+impl JsonSchema for BatchPart {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BatchPart".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let branches: Vec<Value> = batchable_schemas(generator)
+            .into_iter()
+            .map(|(name, schema)| {
+                let mut branch = schema.to_value();
+                if let Value::Object(o) = &mut branch {
+                    let props = o
+                        .entry("properties")
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    if let Value::Object(props) = props {
+                        props.insert(
+                            "action".into(),
+                            serde_json::json!({ "type": "string", "const": name }),
+                        );
+                    }
+                    o.insert("required".into(), serde_json::json!(["action"]));
+                    o.insert("type".into(), serde_json::json!("object"));
+                }
+                branch
+            })
+            .collect();
+        schemars::json_schema!({
+            "description": "One action of the batch, an object as for a single call.",
+            "oneOf": branches
+        })
+    }
+}
+
+/// `(name, schema of its parameters)` of every action a batch may hold, in the
+/// order of [`ACTION_NAMES`].
+fn batchable_schemas(g: &mut schemars::SchemaGenerator) -> Vec<(&'static str, schemars::Schema)> {
+    vec![
+        ("navigate", g.subschema_for::<Navigate>()),
+        ("go_back", g.subschema_for::<History>()),
+        ("go_forward", g.subschema_for::<History>()),
+        ("reload", g.subschema_for::<Reload>()),
+        ("click", g.subschema_for::<Click>()),
+        ("hover", g.subschema_for::<Hover>()),
+        ("type", g.subschema_for::<Type>()),
+        ("press_key", g.subschema_for::<PressKey>()),
+        ("select_option", g.subschema_for::<SelectOption>()),
+        ("scroll", g.subschema_for::<Scroll>()),
+        ("wait_for", g.subschema_for::<WaitFor>()),
+        ("extract", g.subschema_for::<Extract>()),
+        ("evaluate", g.subschema_for::<Evaluate>()),
+        ("screenshot", g.subschema_for::<Screenshot>()),
+        ("upload_file", g.subschema_for::<UploadFile>()),
+        ("handle_dialog", g.subschema_for::<HandleDialog>()),
+        ("list_page_tools", g.subschema_for::<TabOnly>()),
+        ("call_page_tool", g.subschema_for::<CallPageTool>()),
+        ("fill_form", g.subschema_for::<FillForm>()),
+    ]
 }
 
 pub(crate) fn exactly_one_target<'a>(
@@ -549,12 +816,71 @@ impl Action {
         ActionKind::from(self).into()
     }
 
+    /// The actions this one runs: a batch's parts, else itself alone. For checks
+    /// that must see every action sent (URL schemes, upload paths).
+    pub fn parts(&self) -> &[Action] {
+        match self {
+            Action::Batch(b) => &b.actions,
+            other => std::slice::from_ref(other),
+        }
+    }
+
     /// The URL the action asks to load (`navigate`, `open_tab`), which must pass
     /// [`check_url_scheme`](crate::check_url_scheme) (§5) before it is sent.
     pub fn url(&self) -> Option<&str> {
         match self {
             Action::Navigate(p) => Some(&p.url),
             Action::OpenTab(p) => Some(&p.url),
+            _ => None,
+        }
+    }
+
+    /// Names of the actions that take `observe` (PROTOCOL.md §5 "Observed
+    /// actions"); `fill_form` takes it too.
+    pub const OBSERVABLE: &'static [&'static str] = &[
+        "click",
+        "type",
+        "select_option",
+        "press_key",
+        "scroll",
+        "navigate",
+        "go_back",
+        "go_forward",
+        "reload",
+        "handle_dialog",
+        "fill_form",
+    ];
+
+    /// The action's `observe` field: `None` when it was not given or the action
+    /// does not take one.
+    pub fn observe(&self) -> Option<bool> {
+        match self {
+            Action::Navigate(p) => p.observe,
+            Action::Reload(p) => p.observe,
+            Action::GoBack(p) | Action::GoForward(p) => p.observe,
+            Action::Click(p) => p.observe,
+            Action::Type(p) => p.observe,
+            Action::PressKey(p) => p.observe,
+            Action::SelectOption(p) => p.observe,
+            Action::Scroll(p) => p.observe,
+            Action::HandleDialog(p) => p.observe,
+            _ => None,
+        }
+    }
+
+    /// The action's `observe` field, for the actions that take one.
+    pub fn observe_slot(&mut self) -> Option<&mut Option<bool>> {
+        match self {
+            Action::Navigate(p) => Some(&mut p.observe),
+            Action::Reload(p) => Some(&mut p.observe),
+            Action::GoBack(p) | Action::GoForward(p) => Some(&mut p.observe),
+            Action::Click(p) => Some(&mut p.observe),
+            Action::Type(p) => Some(&mut p.observe),
+            Action::PressKey(p) => Some(&mut p.observe),
+            Action::SelectOption(p) => Some(&mut p.observe),
+            Action::Scroll(p) => Some(&mut p.observe),
+            Action::HandleDialog(p) => Some(&mut p.observe),
+            Action::FillForm(p) => Some(&mut p.observe),
             _ => None,
         }
     }
@@ -566,10 +892,9 @@ impl Action {
             Action::OpenTab(_) | Action::ListTabs(_) => None,
             Action::CloseTab(p) => Some(p.tab_id),
             Action::Reload(p) => p.tab_id,
-            Action::GoBack(p)
-            | Action::GoForward(p)
-            | Action::Extract(p)
-            | Action::ListPageTools(p) => p.tab_id,
+            Action::GoBack(p) | Action::GoForward(p) => p.tab_id,
+            Action::Extract(p) => p.tab_id,
+            Action::ListPageTools(p) => p.tab_id,
             Action::Click(p) => p.tab_id,
             Action::Hover(p) => p.tab_id,
             Action::Type(p) => p.tab_id,
@@ -582,20 +907,53 @@ impl Action {
             Action::UploadFile(p) => p.tab_id,
             Action::HandleDialog(p) => p.tab_id,
             Action::CallPageTool(p) => p.tab_id,
+            Action::FillForm(p) => p.tab_id,
+            Action::Batch(p) => p
+                .tab_id
+                .or_else(|| p.actions.iter().find_map(Action::tab_id)),
+        }
+    }
+
+    /// The action's optional `tabId` field, to fill in; `None` for the actions
+    /// that take no optional tab (`open_tab`, `list_tabs`, and `close_tab`, whose
+    /// `tabId` is required).
+    pub fn tab_id_mut(&mut self) -> Option<&mut Option<TabId>> {
+        match self {
+            Action::OpenTab(_) | Action::ListTabs(_) | Action::CloseTab(_) => None,
+            Action::Navigate(p) => Some(&mut p.tab_id),
+            Action::Reload(p) => Some(&mut p.tab_id),
+            Action::GoBack(p) | Action::GoForward(p) => Some(&mut p.tab_id),
+            Action::ListPageTools(p) => Some(&mut p.tab_id),
+            Action::Extract(p) => Some(&mut p.tab_id),
+            Action::Click(p) => Some(&mut p.tab_id),
+            Action::Hover(p) => Some(&mut p.tab_id),
+            Action::Type(p) => Some(&mut p.tab_id),
+            Action::PressKey(p) => Some(&mut p.tab_id),
+            Action::SelectOption(p) => Some(&mut p.tab_id),
+            Action::Scroll(p) => Some(&mut p.tab_id),
+            Action::WaitFor(p) => Some(&mut p.tab_id),
+            Action::Evaluate(p) => Some(&mut p.tab_id),
+            Action::Screenshot(p) => Some(&mut p.tab_id),
+            Action::UploadFile(p) => Some(&mut p.tab_id),
+            Action::HandleDialog(p) => Some(&mut p.tab_id),
+            Action::CallPageTool(p) => Some(&mut p.tab_id),
+            Action::FillForm(p) => Some(&mut p.tab_id),
+            Action::Batch(p) => Some(&mut p.tab_id),
         }
     }
 }
 
-impl crate::decode::NamedDecode for Action {
-    fn decode_naming_field(value: &Value) -> Result<Self, String> {
-        use crate::action::*;
-        crate::decode::by_tag!(value, "action", ActionKind => Action {
+/// [`crate::decode::by_tag!`] over every action, decoding with `$decode` and, past
+/// a known tag, `$fallback` (functions of `crate::decode`).
+macro_rules! actions_by_tag {
+    ($decode:ident, $fallback:ident, $value:expr) => {
+        crate::decode::by_tag!($decode, $fallback; $value, "action", ActionKind => Action {
             Navigate(Navigate),
             OpenTab(OpenTab),
             CloseTab(CloseTab),
             ListTabs(ListTabs),
-            GoBack(TabOnly),
-            GoForward(TabOnly),
+            GoBack(History),
+            GoForward(History),
             Reload(Reload),
             Click(Click),
             Hover(Hover),
@@ -604,13 +962,47 @@ impl crate::decode::NamedDecode for Action {
             SelectOption(SelectOption),
             Scroll(Scroll),
             WaitFor(WaitFor),
-            Extract(TabOnly),
+            Extract(Extract),
             Evaluate(Evaluate),
             Screenshot(Screenshot),
             UploadFile(UploadFile),
             HandleDialog(HandleDialog),
             ListPageTools(TabOnly),
             CallPageTool(CallPageTool),
+            FillForm(FillForm),
+            Batch(Batch),
         })
+    };
+}
+
+impl crate::decode::NamedDecode for Action {
+    fn decode(value: &Value) -> Result<Self, serde_json::Error> {
+        // Action::from_value checked the object and its tag first.
+        actions_by_tag!(variant_plain, untagged, value)
+    }
+
+    fn decode_naming_field(value: &Value) -> Result<Self, String> {
+        actions_by_tag!(variant_with_path, with_path, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The batch part schema lists every action a batch may hold, and no other.
+    #[test]
+    fn batchable_schemas_are_every_action_but_the_unbatchable() {
+        let mut generator = schemars::SchemaGenerator::default();
+        let listed: Vec<&str> = batchable_schemas(&mut generator)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        let expected: Vec<&str> = ACTION_NAMES
+            .iter()
+            .copied()
+            .filter(|n| !NOT_BATCHABLE.contains(n))
+            .collect();
+        assert_eq!(listed, expected);
     }
 }

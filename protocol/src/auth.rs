@@ -127,9 +127,13 @@ pub fn extension_proof(token: &str, n_e: &str, n_b: &str) -> String {
     prove(token, LABEL_EXTENSION, &[n_e, n_b])
 }
 
-/// The HTTP server's proof for `GET /v1/hello?nonce=N` (§2.1).
-pub fn server_proof(token: &str, nonce: &str) -> String {
-    prove(token, LABEL_SERVER, &[nonce])
+/// The HTTP server's proof for `GET /v1/hello?nonce=N` (§2.1), over the nonce
+/// and `address`: the server's own end of the TCP connection as
+/// `SocketAddr`'s text (`127.0.0.1:9444`, `[::1]:9444`). The client checks it
+/// with the address it connected to, so a program that relays the request from
+/// another port or address gets a proof that fails there.
+pub fn server_proof(token: &str, nonce: &str, address: &str) -> String {
+    prove(token, LABEL_SERVER, &[nonce, address])
 }
 
 /// Whether `proof` is `P_B` for these nonces (constant time).
@@ -142,9 +146,10 @@ pub fn verify_extension_proof(token: &str, n_e: &str, n_b: &str, proof: &str) ->
     verify(token, LABEL_EXTENSION, &[n_e, n_b], proof)
 }
 
-/// Whether `proof` is the server proof for `nonce` (constant time).
-pub fn verify_server_proof(token: &str, nonce: &str, proof: &str) -> bool {
-    verify(token, LABEL_SERVER, &[nonce], proof)
+/// Whether `proof` is the server proof for `nonce` at `address` (constant
+/// time).
+pub fn verify_server_proof(token: &str, nonce: &str, address: &str, proof: &str) -> bool {
+    verify(token, LABEL_SERVER, &[nonce, address], proof)
 }
 
 /// The path of the HTTP hello (PROTOCOL.md §2.1): the server proves it knows
@@ -157,8 +162,8 @@ pub const HELLO_PATH: &str = "/v1/hello";
 pub struct HelloAnswer {
     /// The server's `PROTOCOL_VERSION`.
     pub protocol_version: u32,
-    /// [`server_proof`] of the pairing token over the request's nonce:
-    /// 43 base64url characters.
+    /// [`server_proof`] of the pairing token over the request's nonce and the
+    /// server's end of the connection: 43 base64url characters.
     pub proof: String,
 }
 
@@ -252,8 +257,31 @@ mod tests {
             proof: backend_proof(TOKEN, &n_e, "B"),
         };
         assert_eq!(short.answer(TOKEN, &n_e), None);
-        let server = server_proof(TOKEN, "abcdefghijklmnop");
-        assert!(verify_server_proof(TOKEN, "abcdefghijklmnop", &server));
-        assert!(!verify_server_proof(TOKEN, "abcdefghijklmnoq", &server));
+        let server = server_proof(TOKEN, "abcdefghijklmnop", "127.0.0.1:9444");
+        assert!(verify_server_proof(
+            TOKEN,
+            "abcdefghijklmnop",
+            "127.0.0.1:9444",
+            &server
+        ));
+        assert!(!verify_server_proof(
+            TOKEN,
+            "abcdefghijklmnoq",
+            "127.0.0.1:9444",
+            &server
+        ));
+        // Relayed from another port or address: the proof names the real one.
+        assert!(!verify_server_proof(
+            TOKEN,
+            "abcdefghijklmnop",
+            "127.0.0.1:9446",
+            &server
+        ));
+        assert!(!verify_server_proof(
+            TOKEN,
+            "abcdefghijklmnop",
+            "[::1]:9444",
+            &server
+        ));
     }
 }

@@ -12,6 +12,9 @@ pub const EVALUATE_DEADLINE_MS: u64 = 15_000;
 pub const WAIT_FOR_SLACK_MS: u64 = 5_000;
 /// Deadline for everything else (ms).
 pub const DEFAULT_DEADLINE_MS: u64 = 15_000;
+/// Largest deadline of a `batch` or `fill_form`, whose deadline is the sum of its
+/// parts' (ms).
+pub const COMPOSITE_DEADLINE_MAX_MS: u64 = 120_000;
 
 impl Action {
     /// The `request.timeoutMs` the backend applies to this action (ms).
@@ -25,7 +28,18 @@ impl Action {
             Action::Extract(_) | Action::Screenshot(_) => CAPTURE_DEADLINE_MS,
             Action::Evaluate(_) => EVALUATE_DEADLINE_MS,
             Action::WaitFor(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
+            // Each field (and the submit click) as one `type`, `select_option` or `click`.
+            Action::FillForm(p) => composite(
+                (p.fields.len() as u64 + u64::from(p.submit.is_some())) * DEFAULT_DEADLINE_MS,
+            ),
+            Action::Batch(p) => composite(p.actions.iter().map(Action::deadline_ms).sum()),
             _ => DEFAULT_DEADLINE_MS,
         }
     }
+}
+
+/// A composite action's deadline: the sum of its parts', at most
+/// [`COMPOSITE_DEADLINE_MAX_MS`].
+fn composite(sum_ms: u64) -> u64 {
+    sum_ms.min(COMPOSITE_DEADLINE_MAX_MS)
 }

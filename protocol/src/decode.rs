@@ -25,6 +25,14 @@ use serde_json::{Map, Value};
 
 /// A type [`from_object`] can decode with the failing field named.
 pub(crate) trait NamedDecode: DeserializeOwned {
+    /// The plain decode of `value` (serde's own error). An internally tagged enum
+    /// overrides it to decode the variant's struct by the tag ([`by_tag!`]): the
+    /// same outcome without buffering the input, and without serde's buffered
+    /// decoder of every variant in a build that needs only this one.
+    fn decode(value: &Value) -> Result<Self, serde_json::Error> {
+        Self::deserialize(value)
+    }
+
     /// Decodes `value` again after a plain decode failed, naming the field: the
     /// error text prefixed with the path (`files[2]: invalid type…`) when the path
     /// is known. Linear in the size of `value`.
@@ -52,7 +60,7 @@ pub(crate) fn with_path<T: DeserializeOwned>(value: &Value) -> Result<T, String>
 /// expected u8`) when serde did not name it. A path that starts at a key in `tags`
 /// (the union's tag, whose own decoder names the variant) is not prefixed.
 pub(crate) fn from_object<T: NamedDecode>(value: &Value, tags: &[&str]) -> Result<T, String> {
-    let error = match T::deserialize(value) {
+    let error = match T::decode(value) {
         Ok(decoded) => return Ok(decoded),
         Err(e) => e.to_string(),
     };
@@ -90,19 +98,55 @@ pub(crate) fn without(map: &Map<String, Value>, tag: &str) -> Value {
 /// `match tag { Kind::Variant => decode Variant(Type) … }` for an internally tagged
 /// enum of newtype variants: parses the tag with the enum's derived names (`$kind`,
 /// strum's `EnumString`) and decodes the variant's struct with its path.
+///
+/// `by_tag!(variant_plain, untagged; …)` decodes the variant with [`variant_plain`]
+/// instead of [`variant_with_path`], and a value without a known tag with
+/// [`untagged`] instead of [`with_path`].
 macro_rules! by_tag {
-    ($value:expr, $tag:literal, $kind:ident => $enum:ident { $($variant:ident($ty:ty),)* }) => {{
+    ($value:expr, $tag:literal, $kind:ident => $enum:ident { $($variant:ident($ty:ty),)* }) => {
+        $crate::decode::by_tag!(variant_with_path, with_path; $value, $tag, $kind => $enum {
+            $($variant($ty),)*
+        })
+    };
+    ($decode:ident, $fallback:ident; $value:expr, $tag:literal, $kind:ident => $enum:ident { $($variant:ident($ty:ty),)* }) => {{
         let Value::Object(map) = $value else {
-            return $crate::decode::with_path($value);
+            return $crate::decode::$fallback($value);
         };
         match map.get($tag).and_then(Value::as_str).and_then(|t| t.parse::<$kind>().ok()) {
-            $(Some($kind::$variant) => $crate::decode::with_path::<$ty>(
-                &$crate::decode::without(map, $tag),
-            )
-            .map($enum::$variant),)*
-            _ => $crate::decode::with_path($value),
+            $(Some($kind::$variant) => $crate::decode::$decode::<$ty>($value, map, $tag)
+                .map($enum::$variant),)*
+            _ => $crate::decode::$fallback($value),
         }
     }};
+}
+
+/// A variant's struct from the tagged object `map`, without its tag, through
+/// [`with_path`].
+pub(crate) fn variant_with_path<T: DeserializeOwned>(
+    _: &Value,
+    map: &Map<String, Value>,
+    tag: &str,
+) -> Result<T, String> {
+    with_path(&without(map, tag))
+}
+
+/// A variant's struct from the tagged object `value` as it is: the tag is one
+/// more unknown field, ignored (§1), and nothing is copied.
+pub(crate) fn variant_plain<T: DeserializeOwned>(
+    value: &Value,
+    _: &Map<String, Value>,
+    _: &str,
+) -> Result<T, serde_json::Error> {
+    T::deserialize(value)
+}
+
+/// The error of a value that is not an object with a known tag, for
+/// [`by_tag!`]'s plain form, whose callers checked the tag first: it keeps the
+/// enum's buffered decoder out of the build.
+pub(crate) fn untagged<T>(_: &Value) -> Result<T, serde_json::Error> {
+    Err(serde::de::Error::custom(
+        "expected an object with a known tag",
+    ))
 }
 pub(crate) use by_tag;
 

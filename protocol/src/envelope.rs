@@ -201,20 +201,7 @@ impl Message {
     /// # Errors
     /// [`DecodeError`] (code `invalid_request`).
     pub fn from_value(value: Value) -> Result<Message, DecodeError> {
-        let Value::Object(map) = value else {
-            return Err(DecodeError::new(None, "message must be a JSON object"));
-        };
-        let kind = match map.get("type") {
-            Some(Value::String(kind)) => kind.clone(),
-            Some(_) => return Err(DecodeError::new(None, "`type` must be a string")),
-            None => return Err(DecodeError::new(None, "missing field `type`")),
-        };
-        let Ok(known) = kind.parse::<MessageKind>() else {
-            return Err(DecodeError::new(
-                None,
-                format!("unknown message type `{kind}`"),
-            ));
-        };
+        let (map, kind, known) = kind_of(value)?;
         match known {
             MessageKind::Request => decode_request(map).map(Message::Request),
             MessageKind::Response => Response::from_map(map)
@@ -241,6 +228,45 @@ impl Message {
         }
     }
 
+    /// [`Message::decode`] for the extension's side of the socket: only the frames
+    /// a backend sends (`challenge`, `ack`, `reject`, `request`, `ping`, `pong`;
+    /// PROTOCOL.md §2–§3), each decoded as its own struct, so a build that decodes
+    /// only these carries no decoder of the others (results, events, `hello`,
+    /// `auth`). The same frames decode as with [`Message::decode`].
+    ///
+    /// # Errors
+    /// [`DecodeError`] (code `invalid_request`), also for a frame only an extension
+    /// sends (`hello`, `auth`, `response`, `event`).
+    pub fn decode_from_backend(text: &str) -> Result<Message, DecodeError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| DecodeError::new(None, format!("not valid JSON: {e}")))?;
+        let (map, kind, known) = kind_of(value)?;
+        fn body<T: crate::decode::NamedDecode>(
+            map: &Map<String, Value>,
+            kind: &str,
+        ) -> Result<T, DecodeError> {
+            crate::decode::from_object(&crate::decode::without(map, "type"), &[])
+                .map_err(|e| DecodeError::new(None, format!("{kind}: {e}")))
+        }
+        let message = match known {
+            MessageKind::Request => return decode_request(map).map(Message::Request),
+            MessageKind::Challenge => Message::Challenge(body(&map, &kind)?),
+            MessageKind::Ack => Message::Ack(body(&map, &kind)?),
+            MessageKind::Reject => Message::Reject(body(&map, &kind)?),
+            MessageKind::Ping => Message::Ping(body(&map, &kind)?),
+            MessageKind::Pong => Message::Pong(body(&map, &kind)?),
+            MessageKind::Hello | MessageKind::Auth | MessageKind::Response | MessageKind::Event => {
+                return Err(DecodeError::new(
+                    None,
+                    format!("a backend does not send `{kind}`"),
+                ));
+            }
+        };
+        check_handshake_fields(&message)
+            .map_err(|e| DecodeError::new(None, format!("{kind}: {}", e.message)))?;
+        Ok(message)
+    }
+
     /// The wire name of the frame's `type` (`"hello"`, `"response"`, …).
     pub fn name(&self) -> &'static str {
         MessageKind::from(self).into()
@@ -250,6 +276,25 @@ impl Message {
     pub fn encode(&self) -> String {
         serde_json::to_string(self).expect("protocol messages always serialise")
     }
+}
+
+/// The frame's object, its `type` as sent, and that type known.
+fn kind_of(value: Value) -> Result<(Map<String, Value>, String, MessageKind), DecodeError> {
+    let Value::Object(map) = value else {
+        return Err(DecodeError::new(None, "message must be a JSON object"));
+    };
+    let kind = match map.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        Some(_) => return Err(DecodeError::new(None, "`type` must be a string")),
+        None => return Err(DecodeError::new(None, "missing field `type`")),
+    };
+    let Ok(known) = kind.parse::<MessageKind>() else {
+        return Err(DecodeError::new(
+            None,
+            format!("unknown message type `{kind}`"),
+        ));
+    };
+    Ok((map, kind, known))
 }
 
 /// The shapes serde cannot state: nonces and proofs are 43 base64url chars (§2).
@@ -379,6 +424,12 @@ impl JsonSchema for Response {
         })
     }
 }
+
+impl crate::decode::NamedDecode for Challenge {}
+impl crate::decode::NamedDecode for Ack {}
+impl crate::decode::NamedDecode for Reject {}
+impl crate::decode::NamedDecode for Ping {}
+impl crate::decode::NamedDecode for Pong {}
 
 impl crate::decode::NamedDecode for Message {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {

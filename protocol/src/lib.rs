@@ -30,7 +30,7 @@ pub use envelope::{
 };
 pub use error::{BridgeError, ErrorCode, UnknownCode};
 pub use event::{Event, SessionEndReason};
-pub use extract::{Element, ExtractResult, Obstacle};
+pub use extract::{Changes, Element, ExtractResult, Obstacle};
 pub use ids::{RequestId, TabId, Uid, WindowId};
 pub use result::ActionResult;
 pub use validate::check_url_scheme;

@@ -5,7 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::extract::ExtractResult;
+use crate::action::FieldValue;
+use crate::error::BridgeError;
+use crate::extract::{Changes, ExtractResult};
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 
@@ -66,6 +68,10 @@ pub enum ActionResult {
     ListPageTools(ListPageToolsResult),
     /// `call_page_tool` (§9).
     CallPageTool(CallPageToolResult),
+    /// `fill_form`.
+    FillForm(FillFormResult),
+    /// `batch`.
+    Batch(BatchResult),
 }
 
 /// `{tabId}`.
@@ -101,6 +107,10 @@ pub struct PageResult {
     /// that the navigation could go on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dismissed_dialog: Option<DialogInfo>,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 impl PageResult {
@@ -113,6 +123,7 @@ impl PageResult {
             load_pending: false,
             dialog: None,
             dismissed_dialog: None,
+            changes: None,
         }
     }
 }
@@ -159,6 +170,11 @@ pub struct TabInfo {
     pub agent_window: bool,
     /// Under the extension's control (debugger attached).
     pub session: bool,
+    /// The backend's client whose current tab this is or was: the one that
+    /// opened it or last acted on it (PROTOCOL.md §5 "Clients"). Set by the
+    /// backend, never by the extension; absent for the person's own tabs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 /// `list_tabs` result.
@@ -256,6 +272,10 @@ pub struct ClickResult {
     /// Dialog, new tabs, file chooser.
     #[serde(flatten)]
     pub effects: SideEffects,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 /// `press_key` result: the tab, plus side effects (a key can open a dialog too).
@@ -267,6 +287,10 @@ pub struct PressKeyResult {
     /// Dialog, new tabs, file chooser.
     #[serde(flatten)]
     pub effects: SideEffects,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 /// `type` result.
@@ -277,6 +301,10 @@ pub struct TypeResult {
     pub tab_id: TabId,
     /// The field's value afterwards.
     pub value: String,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 /// `select_option` result.
@@ -287,6 +315,10 @@ pub struct SelectOptionResult {
     pub tab_id: TabId,
     /// Values of the options now selected.
     pub selected: Vec<String>,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 /// `scroll` result: the scroll position afterwards (CSS px).
@@ -311,6 +343,10 @@ pub struct ScrollResult {
     /// How far it moved down (CSS px, negative = up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_y: Option<f64>,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
 }
 
 /// `wait_for` result.
@@ -418,12 +454,121 @@ pub struct HandleDialogResult {
     pub dialog_type: DialogType,
     /// Its message.
     pub message: String,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
+}
+
+/// One filled field of `fill_form`: its value read back afterwards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FilledField {
+    /// The field's 0-based index in `fields`.
+    pub index: u32,
+    /// Its value afterwards: the text (a password's as `••••••••`), a select's
+    /// selected option values joined with `, `, or a checkbox's, radio's or
+    /// switch's checked state.
+    pub value: FieldValue,
+}
+
+/// `fill_form` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FillFormResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// Every field, in order, with its value afterwards.
+    pub fields: Vec<FilledField>,
+    /// The click on `submit`, when it was given: as a `click` result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit: Option<ClickResult>,
+    /// Asked with `observe`: what changed on the page since the tab's last
+    /// extract or observed action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Box<Changes>>,
+}
+
+/// One action of a `batch`: its result or its error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(extend("oneOf" = [
+    { "required": ["result"], "not": { "required": ["error"] } },
+    { "required": ["error"], "not": { "required": ["result"] } }
+]))]
+pub struct BatchEntry {
+    /// The action's 0-based index in `actions`.
+    pub index: u32,
+    /// Its result, when it succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ActionResult>,
+    /// Its error, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<BridgeError>,
+}
+
+/// `batch` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResult {
+    /// The tab acted on.
+    pub tab_id: TabId,
+    /// One entry per action run, in order; with `stopOnError` the actions after
+    /// the first failure are not run and have none.
+    pub results: Vec<BatchEntry>,
 }
 
 impl ActionResult {
     /// The wire name of the action this result answers.
     pub fn action_name(&self) -> &'static str {
         self.into()
+    }
+
+    /// The `changes` field of the results that carry one (the observed actions'
+    /// and `extract`'s).
+    pub fn changes_mut(&mut self) -> Option<&mut Option<Box<Changes>>> {
+        match self {
+            ActionResult::Navigate(r)
+            | ActionResult::GoBack(r)
+            | ActionResult::GoForward(r)
+            | ActionResult::Reload(r) => Some(&mut r.changes),
+            ActionResult::Click(r) => Some(&mut r.changes),
+            ActionResult::Type(r) => Some(&mut r.changes),
+            ActionResult::PressKey(r) => Some(&mut r.changes),
+            ActionResult::SelectOption(r) => Some(&mut r.changes),
+            ActionResult::Scroll(r) => Some(&mut r.changes),
+            ActionResult::HandleDialog(r) => Some(&mut r.changes),
+            ActionResult::Extract(r) => Some(&mut r.changes),
+            ActionResult::FillForm(r) => Some(&mut r.changes),
+            _ => None,
+        }
+    }
+
+    /// The tab that acted (every result but `list_tabs` names one; for
+    /// `close_tab` the tab closed).
+    pub fn tab_id(&self) -> Option<TabId> {
+        use ActionResult as R;
+        Some(match self {
+            R::ListTabs(_) => return None,
+            R::Navigate(p) | R::GoBack(p) | R::GoForward(p) | R::Reload(p) => p.tab_id,
+            R::OpenTab(r) => r.tab_id,
+            R::CloseTab(r) | R::Hover(r) => r.tab_id,
+            R::Click(r) => r.tab_id,
+            R::Type(r) => r.tab_id,
+            R::PressKey(r) => r.tab_id,
+            R::SelectOption(r) => r.tab_id,
+            R::Scroll(r) => r.tab_id,
+            R::WaitFor(r) => r.tab_id,
+            R::Extract(r) => r.tab_id,
+            R::Evaluate(r) => r.tab_id,
+            R::Screenshot(r) => r.tab_id,
+            R::UploadFile(r) => r.tab_id,
+            R::HandleDialog(r) => r.tab_id,
+            R::ListPageTools(r) => r.tab_id,
+            R::CallPageTool(r) => r.tab_id,
+            R::FillForm(r) => r.tab_id,
+            R::Batch(r) => r.tab_id,
+        })
     }
 }
 
@@ -456,6 +601,8 @@ impl crate::decode::NamedDecode for ActionResult {
             HandleDialog(HandleDialogResult),
             ListPageTools(ListPageToolsResult),
             CallPageTool(CallPageToolResult),
+            FillForm(FillFormResult),
+            Batch(BatchResult),
         })
     }
 }

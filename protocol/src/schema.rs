@@ -42,28 +42,25 @@ pub fn envelope_schema() -> Value {
     sort_keys(schema)
 }
 
-/// The flat agent-tool schema, derived from [`action_schema`]: `{"type":"object"}`
-/// whose `action` is an enum of all [`ACTION_NAMES`] and whose other properties are
-/// every parameter of every action, each optional, its description naming the
-/// actions that take it (`uid — click, hover, …: Element uid from the last
-/// extract …`); `required: ["action"]`. Everything is inlined: no `$ref`, `$defs`
-/// or combinator at the top level, because MCP clients and the Anthropic and
-/// OpenAI tool APIs refuse them. Per-action rules that a flat object cannot hold
-/// (exactly one target) are in the descriptions; the extension still validates
-/// with the strict schema.
+/// The flat agent-tool schema, derived from [`action_schema`], kept small because a
+/// model reads it on every request (the `browser` tool's description says which
+/// action takes what): `{"type":"object"}` whose `action` is an enum of all
+/// [`ACTION_NAMES`] and whose other properties are every parameter of every
+/// action, each optional, with its type and enum — bounds, patterns and the
+/// target rule (exactly one of `uid`/`selector`) are the decoder's to check, and
+/// its `invalid_request` names the field — and a short note
+/// ([`TOOL_PARAM_NOTES`]) only where the name and type do not say enough;
+/// `required: ["action"]`. Everything is inlined: no `$ref`, `$defs` or
+/// combinator at the top level, because MCP clients and the Anthropic and OpenAI
+/// tool APIs refuse them.
 pub fn tool_schema() -> Value {
     let strict = action_schema();
     let defs = strict["$defs"]
         .as_object()
         .expect("action schema has $defs");
-    let mut params: Vec<Param> = Vec::new();
-    let mut action_help = Vec::new();
-    for (name, variant) in variants(&strict) {
+    let mut params: Vec<(String, Value)> = Vec::new();
+    for (_, variant) in variants(&strict) {
         let body = &defs[def_name(variant)];
-        if let Some(d) = variant.get("description").and_then(Value::as_str) {
-            action_help.push(format!("{name}: {}", sentence(d)));
-        }
-        let required = string_list(body.get("required"));
         let Some(props) = body.get("properties").and_then(Value::as_object) else {
             continue;
         };
@@ -71,55 +68,98 @@ pub fn tool_schema() -> Value {
             if prop == TAG {
                 continue;
             }
-            let mut flat = flatten(prop_schema, defs);
-            let description = flat
-                .as_object_mut()
-                .and_then(|o| o.remove("description"))
-                .and_then(|d| d.as_str().map(sentence))
-                .unwrap_or_default();
-            let user = Use {
-                action: name,
-                required: required.iter().any(|r| r == prop),
-                description,
-            };
-            match params.iter_mut().find(|p| &p.name == prop) {
-                Some(p) => {
-                    p.schema = common_keywords(&p.schema, &flat);
-                    p.uses.push(user);
-                }
-                None => params.push(Param {
-                    name: prop.clone(),
-                    schema: flat,
-                    uses: vec![user],
-                }),
+            let flat = loose(flatten(prop_schema, defs));
+            match params.iter_mut().find(|(p, _)| p == prop) {
+                Some((_, schema)) => *schema = common_keywords(schema, &flat),
+                None => params.push((prop.clone(), flat)),
             }
         }
     }
     let mut properties = Map::new();
     properties.insert(
         TAG.into(),
-        json!({
-            "type": "string",
-            "enum": ACTION_NAMES,
-            "description": format!("The action to run. {}", action_help.join(" ")),
-        }),
+        json!({ "type": "string", "enum": ACTION_NAMES }),
     );
-    for p in params {
-        let description = p.describe();
-        let mut schema = p.schema;
-        if let Value::Object(o) = &mut schema {
-            o.insert("description".into(), Value::String(description));
+    for (name, mut schema) in params {
+        if name == BATCH_ACTIONS {
+            // Each part is an action object as for a single call: the strict union
+            // would repeat the whole tool schema inside it.
+            schema["items"] = batch_part();
+        } else if let Some(Value::Object(items)) = schema.get_mut("items") {
+            // The target rule of a list's items (fill_form fields) is in words, as
+            // at the top level.
+            items.remove("oneOf");
         }
-        properties.insert(p.name, schema);
+        if let Value::Object(o) = &mut schema {
+            // So is a target object's (fill_form's submit).
+            o.remove("oneOf");
+        }
+        if let (Value::Object(o), Some((_, note))) = (
+            &mut schema,
+            TOOL_PARAM_NOTES.iter().find(|(p, _)| *p == name),
+        ) {
+            o.insert("description".into(), Value::String((*note).into()));
+        }
+        properties.insert(name, schema);
     }
     sort_keys(json!({
         "type": "object",
-        "description": "One browser action per call: set `action` and the parameters that \
-            action takes (each parameter names its actions). Element actions take exactly \
-            one of `uid` (from the last extract) or `selector`; scroll takes at most one.",
         "properties": properties,
         "required": [TAG],
     }))
+}
+
+/// The short notes of the flat tool schema's parameters whose name and type do not
+/// say enough (defaults, formats, units); the others carry none. Each is what a
+/// model needs, in as few words as will do.
+pub const TOOL_PARAM_NOTES: &[(&str, &str)] = &[
+    ("clear", "default true; false appends"),
+    ("expression", "async function body: `return` the value"),
+    ("focus", "user's window, not the agent's"),
+    ("key", "KeyboardEvent.key"),
+    ("keystrokes", "key by key"),
+    ("paths", "absolute"),
+    ("timeoutMs", "at most 30000"),
+    ("values", "values or labels"),
+];
+
+/// `schema` with only what a model needs to form a call — `type`, `enum`,
+/// `items`, `properties`, `required` — at any depth: no descriptions (the notes
+/// replace them) and no bounds or patterns, which the decoder checks, naming the
+/// field and the bound in its `invalid_request`.
+fn loose(schema: Value) -> Value {
+    const DROPPED: &[&str] = &[
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "default",
+    ];
+    match schema {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .filter(|(k, v)| !(k == "description" && v.is_string()))
+                .filter(|(k, v)| !DROPPED.contains(&k.as_str()) || v.is_object())
+                .map(|(k, v)| (k, loose(v)))
+                .collect(),
+        ),
+        Value::Array(list) => Value::Array(list.into_iter().map(loose).collect()),
+        other => other,
+    }
+}
+
+/// The `batch` parameter that holds its parts.
+const BATCH_ACTIONS: &str = "actions";
+
+/// A `batch` part in the flat tool schema: an object as for a single call (the
+/// description says so; the decoder checks each part and names its index).
+fn batch_part() -> Value {
+    json!({ "type": "object" })
 }
 
 /// The text of a committed schema file: pretty JSON with sorted keys and a final
@@ -129,44 +169,6 @@ pub fn pretty(schema: &Value) -> String {
         serde_json::to_string_pretty(&sort_keys(schema.clone())).expect("JSON value serialises");
     text.push('\n');
     text
-}
-
-/// One parameter of the flat schema and the actions that take it.
-struct Param {
-    name: String,
-    schema: Value,
-    uses: Vec<Use>,
-}
-
-/// One action's use of a parameter.
-struct Use {
-    action: &'static str,
-    required: bool,
-    description: String,
-}
-
-impl Param {
-    /// `uid — click, hover, …: Element uid … scroll: Container uid …`: actions grouped
-    /// by their (identical) field description, `(required)` where the action needs it.
-    fn describe(&self) -> String {
-        let mut groups: Vec<(Vec<String>, &str)> = Vec::new();
-        for u in &self.uses {
-            let label = if u.required && !u.description.contains("(required)") {
-                format!("{} (required)", u.action)
-            } else {
-                u.action.to_string()
-            };
-            match groups.iter_mut().find(|(_, d)| *d == u.description) {
-                Some((actions, _)) => actions.push(label),
-                None => groups.push((vec![label], &u.description)),
-            }
-        }
-        let parts: Vec<String> = groups
-            .into_iter()
-            .map(|(actions, d)| format!("{}: {d}", actions.join(", ")))
-            .collect();
-        format!("{} — {}", self.name, parts.join(" "))
-    }
 }
 
 /// schemars' schema of `T` as a JSON value.
@@ -282,6 +284,17 @@ fn flatten(schema: &Value, defs: &Map<String, Value>) -> Value {
             "items" | "not" => {
                 out.insert(k.clone(), flatten(v, defs));
             }
+            "properties" => {
+                let props = v
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .map(|(name, p)| (name.clone(), flatten(p, defs)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                out.insert(k.clone(), Value::Object(props));
+            }
             // schemars' `format`s (`uint8`, `int64`, `double`) are not JSON Schema
             // formats; some tool APIs refuse unknown ones, and the bounds say enough.
             "format" => {}
@@ -329,8 +342,21 @@ fn string_consts(list: &Value) -> Option<Vec<Value>> {
 /// The keywords two schemas of one parameter agree on (used when actions disagree,
 /// e.g. `selector` is non-blank for click but free for scroll: the flat schema keeps
 /// the looser rule and never refuses what some action accepts).
+/// Two parameters of one name but different types (`submit`: type's boolean,
+/// fill_form's target object) keep both: `type` lists both, and the other
+/// keywords are each one's own.
 fn common_keywords(a: &Value, b: &Value) -> Value {
     match (a, b) {
+        (Value::Object(a), Value::Object(b))
+            if a.get("type").is_some()
+                && b.get("type").is_some()
+                && a.get("type") != b.get("type") =>
+        {
+            let mut out = b.clone();
+            out.extend(a.iter().map(|(k, v)| (k.clone(), v.clone())));
+            out.insert("type".into(), json!([a["type"], b["type"]]));
+            Value::Object(out)
+        }
         (Value::Object(a), Value::Object(b)) => Value::Object(
             a.iter()
                 .filter(|(k, v)| b.get(*k) == Some(v))
@@ -338,27 +364,6 @@ fn common_keywords(a: &Value, b: &Value) -> Value {
                 .collect(),
         ),
         _ => a.clone(),
-    }
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|l| {
-            l.iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// One line, ending with a full stop.
-fn sentence(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.ends_with(['.', '…', '?', '!']) {
-        line
-    } else {
-        format!("{line}.")
     }
 }
 

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use crate::action::{
-    ACTION_NAMES, Action, CLICK_COUNT, SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS,
-    exactly_one_target,
+    ACTION_NAMES, Action, BATCH_MAX_ACTIONS, CLICK_COUNT, FILL_FORM_MAX_FIELDS, NOT_BATCHABLE,
+    SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS, exactly_one_target,
 };
 use crate::error::BridgeError;
 use crate::ids::Uid;
@@ -32,6 +32,9 @@ impl Action {
                 "unknown action `{name}`; expected one of: {}",
                 ACTION_NAMES.join(", ")
             )));
+        }
+        if name == "batch" {
+            check_batch_parts(object.get("actions"))?;
         }
         let action: Action = crate::decode::from_object(&value, &["action"])
             .map_err(|e| BridgeError::invalid_request(format!("{name}: {e}")))?;
@@ -119,6 +122,30 @@ impl Action {
                     _ => Ok(()),
                 }
             }
+            Action::Extract(p) => {
+                if let Some(uid) = &p.scope
+                    && !Uid::is_valid(&uid.0)
+                {
+                    return fail(format!(
+                        "scope must be a uid matching {}, got {:?}",
+                        Uid::PATTERN,
+                        uid.0
+                    ));
+                }
+                if p.query.as_ref().is_some_and(|q| q.trim().is_empty()) {
+                    return fail("query must not be empty".into());
+                }
+                if p.since.is_some() && (p.scope.is_some() || p.query.is_some() || p.part.is_some())
+                {
+                    return fail(
+                        "since compares whole pages: leave out scope, query and part".into(),
+                    );
+                }
+                match p.part {
+                    Some(0) => fail("part must be at least 1 (parts count from 1)".into()),
+                    _ => Ok(()),
+                }
+            }
             Action::PressKey(p) if p.key.is_empty() => fail("key must not be empty".into()),
             Action::Screenshot(p) => match p.quality {
                 Some(q) if q > SCREENSHOT_QUALITY_MAX => fail(format!(
@@ -127,8 +154,97 @@ impl Action {
                 _ => Ok(()),
             },
             Action::CallPageTool(p) if p.tool.is_empty() => fail("tool must not be empty".into()),
+            Action::FillForm(p) => {
+                if p.fields.is_empty() || p.fields.len() > FILL_FORM_MAX_FIELDS {
+                    return fail(format!(
+                        "fields must hold 1 to {FILL_FORM_MAX_FIELDS} fields, got {}",
+                        p.fields.len()
+                    ));
+                }
+                for (i, field) in p.fields.iter().enumerate() {
+                    check_target(&field.uid, &field.selector).map_err(|e| {
+                        BridgeError::invalid_request(format!("{name}: fields[{i}]: {}", e.message))
+                    })?;
+                }
+                if let Some(submit) = &p.submit {
+                    check_target(&submit.uid, &submit.selector).map_err(|e| {
+                        BridgeError::invalid_request(format!("{name}: submit: {}", e.message))
+                    })?;
+                }
+                Ok(())
+            }
+            Action::Batch(p) => {
+                if p.actions.is_empty() || p.actions.len() > BATCH_MAX_ACTIONS {
+                    return fail(format!(
+                        "actions must hold 1 to {BATCH_MAX_ACTIONS} actions, got {}",
+                        p.actions.len()
+                    ));
+                }
+                let mut tab = p.tab_id;
+                for (i, part) in p.actions.iter().enumerate() {
+                    let part_name = part.name();
+                    if NOT_BATCHABLE.contains(&part_name) {
+                        return fail(format!("actions[{i}]: {}", not_batchable(part_name)));
+                    }
+                    part.validate().map_err(|e| {
+                        BridgeError::invalid_request(format!("{name}: actions[{i}]: {}", e.message))
+                    })?;
+                    match (tab, part.tab_id()) {
+                        (Some(a), Some(b)) if a != b => {
+                            return fail(format!(
+                                "actions[{i}]: tabId {b} is not tab {a} of the actions before: \
+                                 a batch runs on one tab; send one batch per tab"
+                            ));
+                        }
+                        (None, Some(b)) => tab = Some(b),
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
+    }
+}
+
+/// Decodes each part of a `batch` as an action on its own, so that an error names
+/// its index (`batch: actions[2]: click: give exactly one of uid or selector…`);
+/// refuses the actions a batch may not hold before decoding them.
+fn check_batch_parts(actions: Option<&Value>) -> Result<(), BridgeError> {
+    let Some(Value::Array(parts)) = actions else {
+        // serde names the missing or ill-typed field.
+        return Ok(());
+    };
+    if parts.is_empty() || parts.len() > BATCH_MAX_ACTIONS {
+        return Err(BridgeError::invalid_request(format!(
+            "batch: actions must hold 1 to {BATCH_MAX_ACTIONS} actions, got {}",
+            parts.len()
+        )));
+    }
+    for (i, part) in parts.iter().enumerate() {
+        if let Some(name) = part.get("action").and_then(Value::as_str)
+            && NOT_BATCHABLE.contains(&name)
+        {
+            return Err(BridgeError::invalid_request(format!(
+                "batch: actions[{i}]: {}",
+                not_batchable(name)
+            )));
+        }
+        Action::from_value(part.clone()).map_err(|e| {
+            BridgeError::invalid_request(format!("batch: actions[{i}]: {}", e.message))
+        })?;
+    }
+    Ok(())
+}
+
+/// Why `name` cannot be part of a batch.
+fn not_batchable(name: &str) -> String {
+    if name == "batch" {
+        "a batch cannot hold another batch: put its actions in this one".into()
+    } else {
+        format!(
+            "{name} cannot be part of a batch (a batch runs actions of one tab): call it on its own"
+        )
     }
 }
 
@@ -187,7 +303,117 @@ pub fn check_url_scheme(url: &str) -> Result<(), BridgeError> {
 #[cfg(test)]
 mod tests {
     use super::check_url_scheme;
+    use crate::Action;
     use crate::error::ErrorCode;
+    use serde_json::json;
+
+    fn refused(value: serde_json::Value) -> String {
+        let e = Action::from_value(value).expect_err("refused");
+        assert_eq!(e.code, ErrorCode::InvalidRequest, "{}", e.message);
+        e.message
+    }
+
+    /// A batch names the index of the part at fault, refuses nested batches,
+    /// tab-management actions and parts of two tabs.
+    #[test]
+    fn batch_parts_are_checked_by_index() {
+        let click = json!({"action": "click", "uid": "e1"});
+        let m = refused(json!({"action": "batch", "actions": [click, {"action": "click"}]}));
+        assert!(m.starts_with("batch: actions[1]: click: "), "{m}");
+        let m = refused(json!({"action": "batch", "actions": [click, {"action": "nope"}]}));
+        assert!(
+            m.starts_with("batch: actions[1]: unknown action `nope`"),
+            "{m}"
+        );
+        let m = refused(
+            json!({"action": "batch", "actions": [{"action": "batch", "actions": [click]}]}),
+        );
+        assert!(
+            m.contains("actions[0]: a batch cannot hold another batch"),
+            "{m}"
+        );
+        let m = refused(
+            json!({"action": "batch", "actions": [{"action": "open_tab", "url": "https://a.test/"}]}),
+        );
+        assert!(
+            m.contains("actions[0]: open_tab cannot be part of a batch"),
+            "{m}"
+        );
+        let m = refused(json!({"action": "batch", "actions": [
+            {"action": "extract", "tabId": 1}, {"action": "extract", "tabId": 2}]}));
+        assert!(m.contains("actions[1]: tabId 2 is not tab 1"), "{m}");
+        let m = refused(
+            json!({"action": "batch", "tabId": 3, "actions": [{"action": "extract", "tabId": 2}]}),
+        );
+        assert!(m.contains("actions[0]: tabId 2 is not tab 3"), "{m}");
+        let m = refused(json!({"action": "batch", "actions": []}));
+        assert!(m.contains("1 to 10"), "{m}");
+        let eleven = vec![click.clone(); 11];
+        let m = refused(json!({"action": "batch", "actions": eleven}));
+        assert!(m.contains("1 to 10 actions, got 11"), "{m}");
+        let ok = Action::from_value(json!({"action": "batch", "stopOnError": false, "actions": [
+            click, {"action": "extract", "tabId": 4}]}))
+        .expect("valid batch");
+        assert_eq!(ok.tab_id(), Some(crate::TabId(4)));
+    }
+
+    /// fill_form fields and submit keep the target rule, naming the field's index.
+    #[test]
+    fn since_reads_the_whole_page_only() {
+        for narrowed in [
+            json!({"action": "extract", "since": "last", "scope": "e1"}),
+            json!({"action": "extract", "since": "last", "query": "total"}),
+            json!({"action": "extract", "since": "last", "part": 2}),
+        ] {
+            let m = refused(narrowed.clone());
+            assert!(m.contains("since compares whole pages"), "{narrowed}: {m}");
+        }
+        assert!(Action::from_value(json!({"action": "extract", "since": "last"})).is_ok());
+    }
+
+    #[test]
+    fn fill_form_fields_are_checked_by_index() {
+        let m = refused(json!({"action": "fill_form", "fields": [
+            {"uid": "e1", "value": "a"}, {"uid": "e2", "selector": "#b", "value": true}]}));
+        assert!(
+            m.starts_with("fill_form: fields[1]: give exactly one"),
+            "{m}"
+        );
+        let m = refused(json!({"action": "fill_form", "fields": [{"uid": "e1", "value": 3}]}));
+        assert!(m.contains("fields[0].value") || m.contains("value"), "{m}");
+        let m = refused(
+            json!({"action": "fill_form", "fields": [{"uid": "e1", "value": "a"}], "submit": {}}),
+        );
+        assert!(m.starts_with("fill_form: submit: give exactly one"), "{m}");
+        let m = refused(json!({"action": "fill_form", "fields": []}));
+        assert!(m.contains("1 to 50"), "{m}");
+        Action::from_value(json!({"action": "fill_form", "fields": [
+            {"uid": "e1", "value": "a"}, {"selector": "#c", "value": false}], "submit": {"uid": "e9"}}))
+        .expect("valid fill_form");
+    }
+
+    /// A batch's deadline is the sum of its parts', capped; a fill_form's counts
+    /// each field and the submit click as one action.
+    #[test]
+    fn composite_deadlines_sum_their_parts() {
+        use crate::deadline::{
+            COMPOSITE_DEADLINE_MAX_MS, DEFAULT_DEADLINE_MS, NAVIGATION_DEADLINE_MS,
+        };
+        let batch = Action::from_value(json!({"action": "batch", "actions": [
+            {"action": "navigate", "url": "https://a.test/"}, {"action": "click", "uid": "e1"}]}))
+        .expect("valid");
+        assert_eq!(
+            batch.deadline_ms(),
+            NAVIGATION_DEADLINE_MS + DEFAULT_DEADLINE_MS
+        );
+        let many = vec![json!({"action": "navigate", "url": "https://a.test/"}); 10];
+        let batch = Action::from_value(json!({"action": "batch", "actions": many})).expect("valid");
+        assert_eq!(batch.deadline_ms(), COMPOSITE_DEADLINE_MAX_MS);
+        let form = Action::from_value(json!({"action": "fill_form",
+            "fields": [{"uid": "e1", "value": "a"}, {"uid": "e2", "value": true}], "submit": {"uid": "e3"}}))
+        .expect("valid");
+        assert_eq!(form.deadline_ms(), 3 * DEFAULT_DEADLINE_MS);
+    }
 
     /// Every scheme that could read local files, run script or reach browser and
     /// extension pages is refused, however it is cased or padded, with a message

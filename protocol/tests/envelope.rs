@@ -29,6 +29,7 @@ fn click_uid(uid: &str) -> Click {
         button: None,
         click_count: None,
         modifiers: None,
+        observe: None,
     }
 }
 
@@ -195,6 +196,8 @@ fn every_action_name_decodes_and_names_itself() {
             "upload_file" => json!({"action": name, "uid": "e1", "paths": ["/tmp/a"]}),
             "handle_dialog" => json!({"action": name, "accept": false}),
             "call_page_tool" => json!({"action": name, "tool": "t", "input": {}}),
+            "fill_form" => json!({"action": name, "fields": [{"uid": "e1", "value": "x"}]}),
+            "batch" => json!({"action": name, "actions": [{"action": "extract"}]}),
             _ => json!({"action": name}),
         }
     };
@@ -232,6 +235,7 @@ fn defaults_and_targets() {
         uid: None,
         selector: None,
         tab_id: None,
+        observe: None,
     };
     assert_eq!(scroll.target().expect("no container is fine"), None);
     let neither = Click {

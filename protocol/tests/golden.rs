@@ -137,6 +137,50 @@ fn invalid_vectors_fail_with_code_and_field() {
     }
 }
 
+/// `Message::decode_from_backend` (the extension's decoder) decodes every frame a
+/// backend sends exactly as `Message::decode` does (the same message, or a failure
+/// with the same code, field and id), and refuses the frames only an extension
+/// sends.
+#[test]
+fn backend_frames_decode_alike_on_the_extension_side() {
+    const FROM_BACKEND: [&str; 6] = ["challenge", "ack", "reject", "request", "ping", "pong"];
+    let mut checked = 0;
+    for v in vectors() {
+        let text = v.text();
+        let narrow = Message::decode_from_backend(&text);
+        let kind = v.doc["message"]["type"].as_str();
+        if kind.is_some_and(|k| !FROM_BACKEND.contains(&k)) {
+            let err = narrow.expect_err(&v.name);
+            assert_eq!(err.error.code, ErrorCode::InvalidRequest, "{}", v.name);
+            continue;
+        }
+        checked += 1;
+        match (Message::decode(&text), narrow) {
+            (Ok(wide), Ok(narrow)) => assert_eq!(wide, narrow, "{}", v.name),
+            (Err(wide), Err(narrow)) => {
+                assert_eq!(wide.error.code, narrow.error.code, "{}", v.name);
+                assert_eq!(wide.id, narrow.id, "{}: DecodeError.id", v.name);
+                if let Some(contains) = v.doc["expect"]["contains"].as_str() {
+                    assert!(
+                        narrow.error.message.contains(contains),
+                        "{}: message {:?} does not name {contains:?}",
+                        v.name,
+                        narrow.error.message
+                    );
+                }
+            }
+            (wide, narrow) => panic!(
+                "{}: decode {wide:?}, decode_from_backend {narrow:?}",
+                v.name
+            ),
+        }
+    }
+    assert!(
+        checked >= 30,
+        "only {checked} backend frames among the vectors"
+    );
+}
+
 #[test]
 fn vectors_cover_every_envelope_action_and_result() {
     let mut types = BTreeSet::new();

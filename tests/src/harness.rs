@@ -110,6 +110,9 @@ pub struct StackOptions {
     pub fixtures_dir: Option<PathBuf>,
     /// Show Chromium's window (needs a display; the demo's `--headed`).
     pub headed: bool,
+    /// Pieces built elsewhere (the bench's release backend) instead of
+    /// [`ensure_built`]'s.
+    pub built: Option<Built>,
 }
 
 /// The running stack; everything stops on drop.
@@ -153,7 +156,10 @@ impl Stack {
     /// # Errors
     /// As [`Stack::start`].
     pub async fn start_with(options: StackOptions) -> Result<Stack> {
-        let built = tokio::task::spawn_blocking(ensure_built).await??;
+        let built = match options.built.clone() {
+            Some(built) => built,
+            None => tokio::task::spawn_blocking(ensure_built).await??,
+        };
         let extension = TempDir::new("extension")?;
         let (from, to) = (built.extension_dist.clone(), extension.path().to_path_buf());
         tokio::task::spawn_blocking(move || copy_extension(&from, &to)).await??;
@@ -222,9 +228,25 @@ impl Stack {
     /// [`ActError`] with the backend's status and §4 code (`transport` when the HTTP
     /// call itself failed).
     pub async fn act(&self, action: Value) -> Result<Value, ActError> {
-        let response = self
-            .http
-            .post(format!("{}/v1/act", self.base_url))
+        self.act_with(None, action).await
+    }
+
+    /// `POST /v1/act` as the client `client` (header `Browser-Bridge-Client`,
+    /// PROTOCOL.md §5 "Clients"): its actions without `tabId` go to its own
+    /// current tab.
+    ///
+    /// # Errors
+    /// As [`Stack::act`].
+    pub async fn act_as(&self, client: &str, action: Value) -> Result<Value, ActError> {
+        self.act_with(Some(client), action).await
+    }
+
+    async fn act_with(&self, client: Option<&str>, action: Value) -> Result<Value, ActError> {
+        let mut request = self.http.post(format!("{}/v1/act", self.base_url));
+        if let Some(client) = client {
+            request = request.header("Browser-Bridge-Client", client);
+        }
+        let response = request
             .bearer_auth(&self.token)
             .json(&action)
             .timeout(Duration::from_secs(60))
@@ -280,6 +302,16 @@ impl Stack {
             )
             .await?;
         Ok(r["value"].clone())
+    }
+
+    /// `extract` of `tab`: the whole result (`markdown`, `elements`, …).
+    ///
+    /// # Panics
+    /// When the extract fails: every caller needs the page.
+    pub async fn extract(&self, tab: i64) -> Value {
+        self.act(serde_json::json!({ "action": "extract", "tabId": tab }))
+            .await
+            .unwrap_or_else(|e| panic!("extract of tab {tab}: {e}"))
     }
 
     /// `GET /v1/status`.

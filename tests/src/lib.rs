@@ -8,3 +8,4 @@ pub mod corpus;
 pub mod demo;
 pub mod fixtures;
 pub mod harness;
+pub mod reading;

@@ -4,11 +4,13 @@
 //! Steps: ensure the wasm32 target, `cargo build -p browser-bridge-extension
 //! --target wasm32-unknown-unknown --profile extension` (or the dev profile), glue
 //! with the `wasm-bindgen-cli-support` library (`--target web`, no TypeScript) into
-//! `dist/pkg/`, then copy `extension/static/` over `dist/`. No wasm-opt: Debian's
-//! binaryen (version 108) breaks this module at init.
+//! `dist/pkg/`, optimize the module with binaryen's `wasm-opt -Oz` (release only;
+//! [`crate::wasm_opt`]), then copy `extension/static/` over `dist/`. Prints the
+//! module's raw and gzip sizes ([`wasm_size`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context, Result};
 
@@ -17,18 +19,66 @@ use crate::env::{WASM_TARGET, cargo, ensure_wasm_target, run, workspace_root};
 /// The crate's library name, which names the `.wasm` file and the glue.
 const LIB_NAME: &str = "browser_bridge_extension";
 
+/// The shipped module inside a built `dist/` directory.
+pub(crate) fn shipped_wasm(dist: &Path) -> PathBuf {
+    dist.join("pkg").join(format!("{LIB_NAME}_bg.wasm"))
+}
+
+/// Sizes of a wasm module (bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WasmSize {
+    /// On disk.
+    pub(crate) raw: u64,
+    /// Compressed by `gzip -9`; `None` when `gzip` cannot run.
+    pub(crate) gzip: Option<u64>,
+}
+
+impl std::fmt::Display for WasmSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes raw", self.raw)?;
+        match self.gzip {
+            Some(gzip) => write!(f, ", {gzip} bytes gzip -9"),
+            None => write!(f, ", gzip size unknown (no gzip)"),
+        }
+    }
+}
+
+/// The raw and gzip sizes of the module at `wasm` (e.g. [`shipped_wasm`]).
+///
+/// # Errors
+/// When the file cannot be read.
+pub(crate) fn wasm_size(wasm: &Path) -> Result<WasmSize> {
+    let raw = fs::metadata(wasm)
+        .with_context(|| format!("reading {}", wasm.display()))?
+        .len();
+    let gzip = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(wasm)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout.len() as u64);
+    Ok(WasmSize { raw, gzip })
+}
+
 /// Builds the extension into `extension/dist/` and returns that directory.
 ///
 /// `release` selects the `extension` profile (size-optimised, what ships and what
 /// the end-to-end tests load); otherwise the dev profile (faster to compile).
-/// Neither build carries a pairing token or test hooks.
+/// Neither build carries a pairing token or test hooks. The release build goes
+/// through `wasm-opt -Oz` when binaryen is installed or can be ([`crate::wasm_opt`]).
 ///
 /// # Errors
-/// When the target cannot be installed, cargo or wasm-bindgen fails, or the files
-/// cannot be copied.
+/// When the target cannot be installed, cargo, wasm-bindgen or wasm-opt fails, the
+/// files cannot be copied, or under CI wasm-opt cannot be installed.
 pub(crate) fn build_extension(release: bool) -> Result<PathBuf> {
     let root = workspace_root();
     ensure_wasm_target()?;
+    let wasm_opt = if release {
+        crate::wasm_opt::find_or_install(root)?
+    } else {
+        None
+    };
     let profile = if release { "extension" } else { "dev" };
     run(cargo().current_dir(root).args([
         "build",
@@ -67,14 +117,25 @@ pub(crate) fn build_extension(release: bool) -> Result<PathBuf> {
         .remove_producers_section(release)
         .generate(staging.join("pkg"))
         .with_context(|| format!("wasm-bindgen on {}", wasm.display()))?;
+    if let Some(wasm_opt) = &wasm_opt {
+        wasm_opt.optimize(&shipped_wasm(&staging), &target_dir.join("wasm-opt-cache"))?;
+    }
     copy_dir(&root.join("extension").join("static"), &staging)?;
     // Swap in one rename so a concurrently starting Chromium never sees half a dist.
     if dist.exists() {
         fs::remove_dir_all(&dist).context("removing the old extension/dist")?;
     }
     fs::rename(&staging, &dist).context("moving the build into extension/dist")?;
-    let size = fs::metadata(dist.join("pkg").join(format!("{LIB_NAME}_bg.wasm")))?.len();
-    eprintln!("extension built: {} ({size} bytes of wasm)", dist.display());
+    let size = wasm_size(&shipped_wasm(&dist))?;
+    let optimized = if wasm_opt.is_some() {
+        "wasm-opt -Oz, no inlining"
+    } else {
+        "no wasm-opt"
+    };
+    eprintln!(
+        "extension built: {} (wasm: {size}; {optimized})",
+        dist.display()
+    );
     Ok(dist)
 }
 

@@ -3,14 +3,17 @@
 //! - `build-extension`: build the wasm extension into `extension/dist/`.
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
 //! - `verify`: the built-in agent against a real model on the demo site.
+//! - `bench`: latency of the real stack (release) beside raw CDP and Playwright.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
+mod bench;
 mod ci;
 mod cycles;
 mod demo;
 mod env;
 mod extension;
 mod verify;
+mod wasm_opt;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -49,6 +52,15 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Latency of the real stack, release build, in headless Chromium: evaluate,
+    /// list_tabs, click/type/press_key, extract, beside raw CDP (and Playwright
+    /// when installed), plus the wasm size and the extension's start; prints a
+    /// Markdown table. Arguments after `--` go to `browser-bridge-bench`.
+    Bench {
+        /// Passed to `browser-bridge-bench` (e.g. `-- --samples 100`).
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
     /// Everything CI runs: unit, socket, MCP, agent, Chromium end-to-end,
     /// conformance and corpus suites, then the demo.
     Test,
@@ -67,6 +79,7 @@ fn main() -> Result<()> {
             demo::run_demo(&args)
         }
         Command::Verify { args } => verify::run_verify(&args),
+        Command::Bench { args } => bench::run_bench(&args),
         Command::Test => ci::test(),
     }
 }

@@ -42,9 +42,11 @@ pub enum ProofFailure {
     OtherVersion(u32),
 }
 
-/// Judges an answer to `GET /v1/hello?nonce=<nonce>` for `token`: `Ok` only for
-/// a 200 whose JSON body is a [`HelloAnswer`] with a proof that verifies (constant
-/// time) and `PROTOCOL_VERSION`. Pure, so every refusal is unit-tested.
+/// Judges an answer to `GET /v1/hello?nonce=<nonce>` for `token` from the server
+/// at `address` (the peer the client connected to, as `SocketAddr`'s text):
+/// `Ok` only for a 200 whose JSON body is a [`HelloAnswer`] with a proof that
+/// verifies (constant time) and `PROTOCOL_VERSION`. Pure, so every refusal is
+/// unit-tested.
 ///
 /// # Errors
 /// [`ProofFailure::Unproven`] (status, shape or proof wrong) or
@@ -52,6 +54,7 @@ pub enum ProofFailure {
 pub fn judge_answer(
     token: &str,
     nonce: &str,
+    address: &str,
     status: u16,
     body: &[u8],
 ) -> Result<(), ProofFailure> {
@@ -65,7 +68,7 @@ pub fn judge_answer(
             "its answer to GET {HELLO_PATH} is not a browser-bridge hello"
         )));
     };
-    if !auth::verify_server_proof(token, nonce, &answer.proof) {
+    if !auth::verify_server_proof(token, nonce, address, &answer.proof) {
         return Err(ProofFailure::Unproven("its proof does not match".into()));
     }
     if answer.protocol_version != PROTOCOL_VERSION {
@@ -103,6 +106,14 @@ pub async fn prove_server(
             )));
         }
     };
+    // The proof covers the server's own address: one made for another port
+    // (relayed by whatever answered here) fails.
+    let Some(address) = response.remote_addr() else {
+        return Err(ProofFailure::Unproven(
+            "the address it answered from is unknown".into(),
+        ));
+    };
+    let address = address.to_string();
     let status = response.status().as_u16();
     let mut body = Vec::new();
     loop {
@@ -124,7 +135,7 @@ pub async fn prove_server(
             }
         }
     }
-    judge_answer(token, &nonce, status, &body)
+    judge_answer(token, &nonce, &address, status, &body)
 }
 
 #[cfg(test)]
@@ -132,6 +143,7 @@ mod tests {
     use super::*;
 
     const TOKEN: &str = "pairing-token-of-the-serve";
+    const AT: &str = "127.0.0.1:9444";
 
     fn answer(version: u32, proof: &str) -> Vec<u8> {
         serde_json::to_vec(&HelloAnswer {
@@ -159,43 +171,62 @@ mod tests {
     #[test]
     fn the_right_proof_and_version_pass() {
         let nonce = fresh_nonce();
-        let body = answer(PROTOCOL_VERSION, &auth::server_proof(TOKEN, &nonce));
-        assert!(judge_answer(TOKEN, &nonce, 200, &body).is_ok());
+        let body = answer(PROTOCOL_VERSION, &auth::server_proof(TOKEN, &nonce, AT));
+        assert!(judge_answer(TOKEN, &nonce, AT, 200, &body).is_ok());
     }
 
     #[test]
     fn a_proof_for_another_token_nonce_or_label_is_refused() {
         let nonce = fresh_nonce();
         // A serve paired with another token.
-        let other_token = answer(PROTOCOL_VERSION, &auth::server_proof("other", &nonce));
+        let other_token = answer(PROTOCOL_VERSION, &auth::server_proof("other", &nonce, AT));
         assert_eq!(
-            unproven(judge_answer(TOKEN, &nonce, 200, &other_token)),
+            unproven(judge_answer(TOKEN, &nonce, AT, 200, &other_token)),
             "its proof does not match"
         );
         // A proof replayed from an earlier nonce.
-        let replayed = answer(PROTOCOL_VERSION, &auth::server_proof(TOKEN, &fresh_nonce()));
-        assert!(judge_answer(TOKEN, &nonce, 200, &replayed).is_err());
+        let replayed = answer(
+            PROTOCOL_VERSION,
+            &auth::server_proof(TOKEN, &fresh_nonce(), AT),
+        );
+        assert!(judge_answer(TOKEN, &nonce, AT, 200, &replayed).is_err());
         // The WebSocket handshake's backend proof is no server proof.
         let handshake = answer(
             PROTOCOL_VERSION,
             &auth::backend_proof(TOKEN, &nonce, &fresh_nonce()),
         );
-        assert!(judge_answer(TOKEN, &nonce, 200, &handshake).is_err());
+        assert!(judge_answer(TOKEN, &nonce, AT, 200, &handshake).is_err());
         // An empty or non-base64 proof.
-        assert!(judge_answer(TOKEN, &nonce, 200, &answer(PROTOCOL_VERSION, "")).is_err());
-        assert!(judge_answer(TOKEN, &nonce, 200, &answer(PROTOCOL_VERSION, "*")).is_err());
+        assert!(judge_answer(TOKEN, &nonce, AT, 200, &answer(PROTOCOL_VERSION, "")).is_err());
+        assert!(judge_answer(TOKEN, &nonce, AT, 200, &answer(PROTOCOL_VERSION, "*")).is_err());
+    }
+
+    #[test]
+    fn a_proof_made_at_another_address_is_refused() {
+        // What a program relaying GET /v1/hello to the real serve gets back.
+        let nonce = fresh_nonce();
+        for elsewhere in ["127.0.0.1:9445", "[::1]:9444", "127.0.0.2:9444"] {
+            let relayed = answer(
+                PROTOCOL_VERSION,
+                &auth::server_proof(TOKEN, &nonce, elsewhere),
+            );
+            assert_eq!(
+                unproven(judge_answer(TOKEN, &nonce, AT, 200, &relayed)),
+                "its proof does not match"
+            );
+        }
     }
 
     #[test]
     fn a_missing_proof_is_refused() {
         let nonce = fresh_nonce();
-        let proof = auth::server_proof(TOKEN, &nonce);
+        let proof = auth::server_proof(TOKEN, &nonce, AT);
         assert_eq!(
-            unproven(judge_answer(TOKEN, &nonce, 404, b"not found")),
+            unproven(judge_answer(TOKEN, &nonce, AT, 404, b"not found")),
             "it answered HTTP 404 to GET /v1/hello"
         );
         // Even a right proof counts only with 200.
-        assert!(judge_answer(TOKEN, &nonce, 401, &answer(PROTOCOL_VERSION, &proof)).is_err());
+        assert!(judge_answer(TOKEN, &nonce, AT, 401, &answer(PROTOCOL_VERSION, &proof)).is_err());
         for garbage in [
             &b"<html>hello</html>"[..],
             b"",
@@ -205,7 +236,7 @@ mod tests {
             br#"{"protocolVersion":"4","proof":"x"}"#,
         ] {
             assert_eq!(
-                unproven(judge_answer(TOKEN, &nonce, 200, garbage)),
+                unproven(judge_answer(TOKEN, &nonce, AT, 200, garbage)),
                 "its answer to GET /v1/hello is not a browser-bridge hello",
                 "{}",
                 String::from_utf8_lossy(garbage)
@@ -216,16 +247,16 @@ mod tests {
     #[test]
     fn another_protocol_version_is_refused_after_the_proof() {
         let nonce = fresh_nonce();
-        let proof = auth::server_proof(TOKEN, &nonce);
+        let proof = auth::server_proof(TOKEN, &nonce, AT);
         let older = answer(PROTOCOL_VERSION - 1, &proof);
         assert!(matches!(
-            judge_answer(TOKEN, &nonce, 200, &older),
+            judge_answer(TOKEN, &nonce, AT, 200, &older),
             Err(ProofFailure::OtherVersion(v)) if v == PROTOCOL_VERSION - 1
         ));
         // Without the right proof the version is not even looked at.
-        let forged = answer(PROTOCOL_VERSION - 1, &auth::server_proof("x", &nonce));
+        let forged = answer(PROTOCOL_VERSION - 1, &auth::server_proof("x", &nonce, AT));
         assert!(matches!(
-            judge_answer(TOKEN, &nonce, 200, &forged),
+            judge_answer(TOKEN, &nonce, AT, 200, &forged),
             Err(ProofFailure::Unproven(_))
         ));
     }

@@ -48,6 +48,9 @@ pub struct RemoteBridge {
     /// Where the token was read from, named when `serve` refuses it.
     token_dir: Option<Arc<Path>>,
     client: reqwest::Client,
+    /// Sent as `Browser-Bridge-Client` on `/v1/act` ([`Bridge::for_client`]);
+    /// `None`: the shared `http` client.
+    client_name: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for RemoteBridge {
@@ -82,6 +85,7 @@ impl RemoteBridge {
             base: Arc::from(base_url.trim_end_matches('/')),
             token: Arc::from(token.into()),
             token_dir: None,
+            client_name: None,
             // No redirects: a proven server never sends one, and a redirect would
             // take the token to an address that proved nothing.
             client: reqwest::Client::builder()
@@ -229,9 +233,11 @@ impl Bridge for RemoteBridge {
     async fn act(&self, action: Action) -> Result<ActionResult, BridgeError> {
         self.prove().await?;
         let timeout = Duration::from_millis(action.deadline_ms()) + CLIENT_SLACK;
-        let response = self
-            .client
-            .post(format!("{}/v1/act", self.base))
+        let mut request = self.client.post(format!("{}/v1/act", self.base));
+        if let Some(name) = &self.client_name {
+            request = request.header(crate::hub::clients::CLIENT_HEADER, &**name);
+        }
+        let response = request
             .bearer_auth(&*self.token)
             .json(&action)
             .timeout(timeout)
@@ -254,6 +260,15 @@ impl Bridge for RemoteBridge {
                 .map_err(|e| BridgeError::internal(format!("bad result JSON from serve: {e}")))
         } else {
             Err(self.decode_error(status, &body))
+        }
+    }
+
+    /// Sends `Browser-Bridge-Client: <client>` with every action, so the serve
+    /// keeps this client's current tab apart from its other callers'.
+    fn for_client(&self, client: &str) -> Self {
+        RemoteBridge {
+            client_name: Some(Arc::from(client)),
+            ..self.clone()
         }
     }
 }

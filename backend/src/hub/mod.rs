@@ -12,24 +12,29 @@
 //! - late or unknown responses are logged and dropped;
 //! - a connection's outbound queue holds at most [`MAX_QUEUED_BYTES`] of encoded
 //!   requests not yet written to its socket: a request that would go past it (the
-//!   extension stopped reading) answers `not_connected` at once, never queued.
+//!   extension stopped reading) answers `not_connected` at once, never queued;
+//! - an action without `tabId` goes to its client's current tab ([`clients`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use browser_bridge_protocol::event::SessionEnded;
 use browser_bridge_protocol::{
-    Action, ActionResult, BridgeError, ErrorCode, Message, Request, RequestId, Response,
-    check_url_scheme,
+    Action, ActionResult, BridgeError, ErrorCode, Event, Message, Request, RequestId, Response,
+    SessionEndReason, TabId, check_url_scheme,
 };
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bridge::Bridge;
 use crate::events::{EventLog, EventRecord, MAX_EVENT_TEXT_BYTES, cut};
+pub mod clients;
+use crate::observe::Observer;
 pub mod pool;
 
+use clients::{Clients, HTTP_CLIENT, Route, Target, closed_while_running};
 use pool::{Completion, ConnNo, InFlight, Waiting};
 
 /// The answer a caller waits for.
@@ -127,11 +132,17 @@ pub(crate) struct Attachment {
     pub(crate) queued: Arc<AtomicUsize>,
 }
 
+/// An action on its way to the extension, with whom to answer.
+struct Job {
+    client: Arc<str>,
+    action: Action,
+    reply: oneshot::Sender<ActOutcome>,
+}
+
 enum Command {
-    Act {
-        action: Action,
-        reply: oneshot::Sender<ActOutcome>,
-    },
+    Act(Job),
+    /// A tab closed (`session_ended` `tab_closed`): it leaves every client's stack.
+    TabClosed(TabId),
     Attach(Attachment),
     Detach {
         conn: ConnNo,
@@ -153,6 +164,11 @@ pub struct ExtensionHub {
     events: EventLog,
     /// [`HubOptions::private_dir`], resolved (symlinks followed).
     private_dir: Option<Arc<Path>>,
+    /// The client this handle acts for ([`clients`]; [`HTTP_CLIENT`] unless
+    /// [`Bridge::for_client`] chose another).
+    client: Arc<str>,
+    /// Per-tab baselines of observed actions and `extract.since`.
+    observer: Observer,
 }
 
 impl std::fmt::Debug for Command {
@@ -171,9 +187,11 @@ impl ExtensionHub {
             .as_deref()
             .map(|dir| Arc::from(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())));
         let owner = Owner {
+            tx: tx.downgrade(),
             options,
             events: events.clone(),
             connections: Vec::new(),
+            clients: Clients::new(),
             in_flight: InFlight::new(),
             waiting: Waiting::new(),
             shutting_down: false,
@@ -183,6 +201,8 @@ impl ExtensionHub {
             tx,
             events,
             private_dir,
+            client: Arc::from(HTTP_CLIENT),
+            observer: Observer::new(),
         }
     }
 
@@ -232,6 +252,20 @@ impl ExtensionHub {
     pub(crate) fn respond(&self, conn: ConnNo, response: Response) {
         let _ = self.tx.send(Command::Response { conn, response });
     }
+
+    /// Records an event of the extension `client_id` (PROTOCOL.md §11); a
+    /// closed tab also leaves every client's tab stack.
+    pub(crate) fn event(&self, client_id: &str, event: Event) {
+        if let Event::SessionEnded(SessionEnded {
+            tab_id,
+            reason: SessionEndReason::TabClosed,
+            ..
+        }) = &event
+        {
+            let _ = self.tx.send(Command::TabClosed(*tab_id));
+        }
+        self.events.record(client_id, event);
+    }
 }
 
 /// `invalid_action` when `path` (symlinks followed; as given when it cannot be
@@ -258,19 +292,54 @@ impl Bridge for ExtensionHub {
     ///
     /// An `upload_file` path inside the config directory (symlinks followed)
     /// answers `invalid_action` and is never sent: a page must not be handed the
-    /// pairing token.
+    /// pairing token. Both hold for each action of a `batch`.
+    ///
+    /// `observe` and `extract.since` are answered here, never sent
+    /// ([`Observer`]): the hub extracts after an observed action and diffs.
     async fn act(&self, action: Action) -> ActOutcome {
-        if let Some(url) = action.url() {
-            check_url_scheme(url)?;
+        self.observer
+            .act(action, |action| self.forward(action))
+            .await
+    }
+
+    /// The same hub acting for `client`: its actions without `tabId` go to that
+    /// client's current tab (PROTOCOL.md §5 "Clients").
+    fn for_client(&self, client: &str) -> Self {
+        ExtensionHub {
+            client: Arc::from(client),
+            ..self.clone()
         }
-        if let (Action::UploadFile(upload), Some(dir)) = (&action, &self.private_dir) {
-            for path in &upload.paths {
-                refuse_private(path, dir).await?;
+    }
+}
+
+impl ExtensionHub {
+    /// [`Bridge::act`] without the observation layer: one action (or batch) to
+    /// the extension.
+    async fn forward(&self, action: Action) -> ActOutcome {
+        // A batch's parts are checked one by one, each error naming its index.
+        let batched = matches!(action, Action::Batch(_));
+        for (i, part) in action.parts().iter().enumerate() {
+            let named = |e: BridgeError| match batched {
+                true => BridgeError::new(e.code, format!("batch: actions[{i}]: {}", e.message)),
+                false => e,
+            };
+            if let Some(url) = part.url() {
+                check_url_scheme(url).map_err(named)?;
+            }
+            if let (Action::UploadFile(upload), Some(dir)) = (part, &self.private_dir) {
+                for path in &upload.paths {
+                    refuse_private(path, dir).await.map_err(named)?;
+                }
             }
         }
         let (reply, rx) = oneshot::channel();
+        let client = self.client.clone();
         self.tx
-            .send(Command::Act { action, reply })
+            .send(Command::Act(Job {
+                client,
+                action,
+                reply,
+            }))
             .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
         rx.await.unwrap_or_else(|_| {
             Err(BridgeError::internal(
@@ -299,6 +368,10 @@ struct Pending {
     reply: oneshot::Sender<ActOutcome>,
     action: &'static str,
     timeout_ms: u64,
+    client: Arc<str>,
+    target: Target,
+    /// The client that sent `close_tab` for this request's tab while it ran.
+    closed_by: Option<Arc<str>>,
 }
 
 impl Pending {
@@ -309,12 +382,17 @@ impl Pending {
 }
 
 struct Owner {
+    /// Its own queue, for the second step of [`Route::OpenTabFirst`]; weak, so
+    /// the task still ends when every handle is gone.
+    tx: mpsc::WeakUnboundedSender<Command>,
     options: HubOptions,
     events: EventLog,
     /// Authenticated connections, oldest first; requests go to the newest.
     connections: Vec<Attachment>,
+    /// Every client's current tab.
+    clients: Clients,
     in_flight: InFlight<Pending>,
-    waiting: Waiting<(Action, oneshot::Sender<ActOutcome>)>,
+    waiting: Waiting<(Job, Target)>,
     /// Set by `CloseAll`: later requests get [`shutting_down_error`] at once.
     shutting_down: bool,
 }
@@ -379,7 +457,8 @@ impl Owner {
 
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Act { action, reply } => self.act(action, reply),
+            Command::Act(job) => self.act(job),
+            Command::TabClosed(tab) => self.clients.closed(tab),
             Command::Attach(attachment) => self.attach(attachment),
             Command::Detach { conn } => self.detach(conn),
             Command::Response { conn, response } => self.response(conn, response),
@@ -391,8 +470,8 @@ impl Owner {
                         .send(Outbound::Close(1001, "backend shutting down".into()));
                     self.fail_connection(conn.conn, shutting_down_error);
                 }
-                for (_, reply) in self.waiting.take_all() {
-                    let _ = reply.send(Err(shutting_down_error()));
+                for (job, _) in self.waiting.take_all() {
+                    let _ = job.reply.send(Err(shutting_down_error()));
                 }
                 self.events.clear_sessions();
             }
@@ -410,27 +489,95 @@ impl Owner {
         }
     }
 
-    fn act(&mut self, action: Action, reply: oneshot::Sender<ActOutcome>) {
+    fn act(&mut self, mut job: Job) {
         if self.shutting_down {
-            let _ = reply.send(Err(shutting_down_error()));
+            let _ = job.reply.send(Err(shutting_down_error()));
             return;
         }
-        if let Some((action, reply)) = self.send(action, reply) {
+        let events = &self.events;
+        let sessions = || {
+            events
+                .sessions()
+                .into_iter()
+                .map(|s| (s.tab_id, s.agent_window))
+                .collect()
+        };
+        let target = match self.clients.target(&job.client, &mut job.action, sessions) {
+            Route::Send(target) => target,
+            Route::Refuse(error) => {
+                let _ = job.reply.send(Err(error));
+                return;
+            }
+            Route::OpenTabFirst => return self.open_tab_first(job),
+        };
+        if let Some((job, target)) = self.send(job, target) {
             if self.options.connect_wait.is_zero() {
-                let _ = reply.send(Err(not_connected_error()));
+                let _ = job.reply.send(Err(not_connected_error()));
             } else {
                 self.waiting
-                    .push(Instant::now() + self.options.connect_wait, (action, reply));
+                    .push(Instant::now() + self.options.connect_wait, (job, target));
             }
         }
     }
 
+    /// [`Route::OpenTabFirst`]: an `open_tab` `about:blank` in the agent window
+    /// for `job`'s client (its answer makes the tab the client's current tab),
+    /// then `job`'s `navigate` with that `tabId`, as a request of its own. An
+    /// `open_tab` error answers the `navigate`.
+    fn open_tab_first(&mut self, job: Job) {
+        let Job {
+            client,
+            mut action,
+            reply,
+        } = job;
+        let (opened, answer) = oneshot::channel();
+        let open = Action::OpenTab(browser_bridge_protocol::action::OpenTab {
+            url: "about:blank".into(),
+            focus: None,
+        });
+        self.act(Job {
+            client: client.clone(),
+            action: open,
+            reply: opened,
+        });
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let tab = match answer.await {
+                Ok(Ok(ActionResult::OpenTab(tab))) => tab.tab_id,
+                Ok(Err(error)) => {
+                    let _ = reply.send(Err(BridgeError::new(
+                        error.code,
+                        format!("navigate: opening a tab for this client: {}", error.message),
+                    )));
+                    return;
+                }
+                Ok(Ok(_)) | Err(_) => {
+                    let _ = reply.send(Err(BridgeError::internal(
+                        "navigate: the backend's extension hub dropped the open_tab before it",
+                    )));
+                    return;
+                }
+            };
+            if let Some(slot) = action.tab_id_mut() {
+                *slot = Some(tab);
+            }
+            let job = Job {
+                client,
+                action,
+                reply,
+            };
+            if let Some(tx) = tx.upgrade()
+                && let Err(mpsc::error::SendError(Command::Act(job))) = tx.send(Command::Act(job))
+            {
+                let _ = job.reply.send(Err(BridgeError::internal(
+                    "the backend's extension hub has stopped",
+                )));
+            }
+        });
+    }
+
     /// Sends on the newest live connection; gives the request back when there is none.
-    fn send(
-        &mut self,
-        action: Action,
-        reply: oneshot::Sender<ActOutcome>,
-    ) -> Option<(Action, oneshot::Sender<ActOutcome>)> {
+    fn send(&mut self, job: Job, target: Target) -> Option<(Job, Target)> {
         while let Some(conn) = self.connections.last() {
             if conn.outbound.is_closed() {
                 // Its task ended; the Detach is on its way. Nothing was sent on it.
@@ -438,6 +585,11 @@ impl Owner {
                 self.fail_connection(gone.conn, dropped_error);
                 continue;
             }
+            let Job {
+                client,
+                action,
+                reply,
+            } = job;
             let timeout = self
                 .options
                 .deadline_override
@@ -445,10 +597,23 @@ impl Owner {
             let timeout_ms = timeout.as_millis() as u64;
             let id = RequestId(uuid::Uuid::new_v4().to_string());
             let name = action.name();
+            if let Action::CloseTab(close) = &action {
+                for other in self.in_flight.payloads_mut() {
+                    if let Target::Named(tab) | Target::Current(tab) | Target::Resolved(tab) =
+                        other.target
+                        && tab == close.tab_id
+                    {
+                        other.closed_by = Some(client.clone());
+                    }
+                }
+            }
             let pending = Pending {
                 reply,
                 action: name,
                 timeout_ms,
+                client,
+                target,
+                closed_by: None,
             };
             let conn_no = conn.conn;
             let text = Message::Request(Request {
@@ -480,7 +645,7 @@ impl Owner {
             }
             return None;
         }
-        Some((action, reply))
+        Some((job, target))
     }
 
     fn attach(&mut self, attachment: Attachment) {
@@ -504,9 +669,9 @@ impl Owner {
             self.fail_connection(old.conn, dropped_error);
         }
         self.connections.push(attachment);
-        for (action, reply) in self.waiting.take_all() {
-            if let Some((_, reply)) = self.send(action, reply) {
-                let _ = reply.send(Err(not_connected_error()));
+        for (job, target) in self.waiting.take_all() {
+            if let Some((job, _)) = self.send(job, target) {
+                let _ = job.reply.send(Err(not_connected_error()));
             }
         }
     }
@@ -534,7 +699,7 @@ impl Owner {
     fn response(&mut self, conn: ConnNo, response: Response) {
         match self.in_flight.complete(&response.id, conn) {
             Completion::Answered(pending) => {
-                let outcome = match response.outcome {
+                let mut outcome = match response.outcome {
                     Ok(result) if result.action_name() != pending.action => {
                         Err(BridgeError::internal(format!(
                             "the extension answered a `{}` request with a `{}` result",
@@ -544,6 +709,17 @@ impl Owner {
                     }
                     other => other,
                 };
+                if let (
+                    Err(error),
+                    Some(closer),
+                    Target::Named(tab) | Target::Current(tab) | Target::Resolved(tab),
+                ) = (&mut outcome, &pending.closed_by, pending.target)
+                {
+                    let own = *closer == pending.client;
+                    *error = closed_while_running(error.clone(), pending.action, tab, closer, own);
+                }
+                self.clients
+                    .answered(&pending.client, pending.target, &mut outcome);
                 pending.answer(outcome);
             }
             Completion::NotInFlight => {
@@ -564,8 +740,8 @@ impl Owner {
             );
             pending.answer(Err(BridgeError::new(ErrorCode::Timeout, message)));
         }
-        for (_, reply) in self.waiting.expire(now) {
-            let _ = reply.send(Err(not_connected_error()));
+        for (job, _) in self.waiting.expire(now) {
+            let _ = job.reply.send(Err(not_connected_error()));
         }
     }
 }

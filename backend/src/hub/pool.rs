@@ -125,6 +125,11 @@ impl<T> InFlight<T> {
         self.deadlines.first().map(|(d, _)| *d)
     }
 
+    /// The payloads of every request in flight, to update in place.
+    pub fn payloads_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.entries.values_mut().map(|entry| &mut entry.payload)
+    }
+
     /// Requests in flight.
     pub fn len(&self) -> usize {
         self.entries.len()

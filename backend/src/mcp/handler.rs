@@ -13,11 +13,20 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::bridge::Bridge;
-use crate::tool::{DESCRIPTION, JsonObject, TOOL_NAME, decode, input_schema, render};
+use crate::hub::clients::{CLIENT_HEADER, check_client_name};
+use crate::tool::{
+    DESCRIPTION, JsonObject, TOOL_NAME, decode, default_observe, input_schema, render,
+};
 
 /// Short server-level instructions shown by clients that display them.
 const INSTRUCTIONS: &str = "One tool, `browser`: one browser action per call. Start with \
-`extract` (or `navigate`), read the markdown, then act on element uids.";
+`navigate` (it opens a tab of your own when you have none) or `open_tab`, then `extract`, \
+read the markdown, and act on element uids. Actions without `tabId` go to your current tab \
+(the one you last opened or named); other clients' tabs are never picked for you.";
+
+/// Most bytes of the `browser` tool's description and input schema as `tools/list`
+/// serves them (JSON): what a model reads on every request.
+pub const TOOL_LISTED_MAX_BYTES: usize = 4096;
 
 /// The `browser` tool definition.
 pub fn browser_tool() -> Tool {
@@ -36,6 +45,7 @@ pub fn browser_tool() -> Tool {
 pub struct BrowserServer<B> {
     bridge: B,
     tool: Arc<Tool>,
+    observe: bool,
 }
 
 impl<B: Bridge> BrowserServer<B> {
@@ -44,19 +54,33 @@ impl<B: Bridge> BrowserServer<B> {
         BrowserServer {
             bridge,
             tool: Arc::new(browser_tool()),
+            observe: true,
         }
     }
 
-    /// Runs one `browser` call: strips `includeText`, decodes the action, sends it
+    /// Whether actions that take `observe` observe when the call leaves it out
+    /// (default true; `browser-bridge mcp --no-observe` turns it off).
+    pub fn with_observe(mut self, observe: bool) -> Self {
+        self.observe = observe;
+        self
+    }
+
+    /// Runs one `browser` call: strips `includeText`, decodes the action, gives it
+    /// the server's `observe` default, sends it
     /// through the bridge and renders the answer. Never fails at the MCP level:
     /// every failure is a tool error whose text starts with the error code.
     pub async fn call(&self, arguments: Option<JsonObject>) -> CallToolResult {
-        let (action, include_text) = match decode(arguments) {
+        Self::call_with(&self.bridge, self.observe, arguments).await
+    }
+
+    async fn call_with(bridge: &B, observe: bool, arguments: Option<JsonObject>) -> CallToolResult {
+        let (mut action, include_text) = match decode(arguments) {
             Ok(decoded) => decoded,
             Err(error) => return render::render_error(&error),
         };
+        default_observe(&mut action, observe);
         let name = action.name();
-        match self.bridge.act(action).await {
+        match bridge.act(action).await {
             Ok(result) => render::render_result(&result, include_text),
             Err(error) => {
                 tracing::debug!(action = name, code = %error.code, "browser call failed");
@@ -84,10 +108,13 @@ impl<B: Bridge> ServerHandler for BrowserServer<B> {
         Ok(ListToolsResult::with_all_items(vec![(*self.tool).clone()]))
     }
 
+    /// Over `/mcp`, the call acts for the request's client (PROTOCOL.md §5
+    /// "Clients"): its `Browser-Bridge-Client` header, else its
+    /// `Mcp-Session-Id`; else, and over stdio, the bridge's own client.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name != TOOL_NAME {
             // Unroutable call: a JSON-RPC error, as rmcp documents for unknown tools.
@@ -99,9 +126,28 @@ impl<B: Bridge> ServerHandler for BrowserServer<B> {
                 None,
             ));
         }
-        Ok(self.call(request.arguments).await.into())
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let named = parts.and_then(|parts| {
+            [CLIENT_HEADER, SESSION_HEADER]
+                .into_iter()
+                .find_map(|header| parts.headers.get(header))
+        });
+        let Some(value) = named else {
+            return Ok(self.call(request.arguments).await.into());
+        };
+        let client = value.to_str().unwrap_or("\u{0}");
+        if let Err(error) = check_client_name(client) {
+            return Ok(render::render_error(&error).into());
+        }
+        let bridge = self.bridge.for_client(client);
+        Ok(Self::call_with(&bridge, self.observe, request.arguments)
+            .await
+            .into())
     }
 }
+
+/// The streamable HTTP session header (MCP 2025-06-18 "Session Management").
+pub const SESSION_HEADER: &str = "mcp-session-id";
 
 #[cfg(test)]
 mod tests {
@@ -113,5 +159,21 @@ mod tests {
         let tool = serde_json::to_string(&browser_tool()).unwrap();
         assert!(!tool.contains('§'), "{tool}");
         assert!(tool.contains("`return` the value"), "{tool}");
+    }
+
+    /// What a model reads of the tool on every request — its description and input
+    /// schema as `tools/list` serves them (JSON) — stays within 4 KiB.
+    #[test]
+    fn the_description_and_schema_fit_in_4_kib() {
+        let tool = browser_tool();
+        let description = serde_json::to_string(&tool.description).unwrap();
+        let schema = serde_json::to_string(&tool.input_schema).unwrap();
+        let listed = serde_json::to_string(&tool).unwrap();
+        assert!(listed.contains(&description) && listed.contains(&schema));
+        let size = description.len() + schema.len();
+        assert!(
+            size <= TOOL_LISTED_MAX_BYTES,
+            "{size} bytes: {description} {schema}"
+        );
     }
 }

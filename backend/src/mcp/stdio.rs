@@ -10,12 +10,14 @@ use crate::bridge::Bridge;
 use crate::mcp::BrowserServer;
 
 /// Serves the `browser` tool over this process's stdin/stdout until the client
-/// closes the stream.
+/// closes the stream. `observe`: the tool's default for actions that take
+/// `observe` ([`BrowserServer::with_observe`]).
 ///
 /// # Errors
 /// When the MCP handshake fails or the transport breaks.
-pub async fn serve_stdio<B: Bridge>(bridge: B) -> Result<(), McpError> {
+pub async fn serve_stdio<B: Bridge>(bridge: B, observe: bool) -> Result<(), McpError> {
     let running = BrowserServer::new(bridge)
+        .with_observe(observe)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| McpError(e.to_string()))?;

@@ -36,6 +36,11 @@ pub const HEADER_READ_TIMEOUT_MS: u64 = 10_000;
 /// has been idle this long (ms): real clients send their request at once.
 pub const EVICT_AFTER_MS: u64 = 1_000;
 
+/// This server's end of a request's TCP connection (`TcpStream::local_addr`), in
+/// each request's extensions: `GET /v1/hello` proves over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalAddr(pub std::net::SocketAddr);
+
 /// The accept loop's limits.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -220,10 +225,14 @@ pub async fn serve(
         };
         let (id, evicted) = connections.admit(Instant::now());
         let _ = stream.set_nodelay(true);
+        let local = stream.local_addr().ok().map(LocalAddr);
         let table = connections.clone();
         let router = app.clone();
-        let service = hyper::service::service_fn(move |request| {
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
             table.set_busy(id, true);
+            if let Some(local) = local {
+                request.extensions_mut().insert(local);
+            }
             let (router, table) = (router.clone(), table.clone());
             async move {
                 let response = tower::ServiceExt::oneshot(router, request)

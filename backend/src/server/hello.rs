@@ -5,9 +5,12 @@
 //! The route needs no token (the client may not send it yet) but sits behind the
 //! same Origin/Host guard as the other `/v1` routes: 403 for a web `Origin` or a
 //! non-loopback `Host`. A missing or malformed nonce is 400 `invalid_request`
-//! naming `nonce`. Anyone local may ask for proofs: the label keeps them apart from
+//! naming `nonce`. The proof also covers this server's end of the connection, so
+//! a program that relays the request from another port gets a proof its client
+//! refuses. Anyone local may ask for proofs: the label keeps them apart from
 //! the WebSocket handshake's proofs, and a proof says nothing about the token.
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
@@ -19,6 +22,7 @@ use browser_bridge_protocol::auth::{self, HELLO_PATH, HelloAnswer};
 use browser_bridge_protocol::{BridgeError, PROTOCOL_VERSION};
 use serde::Deserialize;
 
+use crate::server::accept::LocalAddr;
 use crate::server::http_api::{error_response, local_refusal};
 use crate::server::state::AppState;
 
@@ -53,6 +57,7 @@ pub struct HelloQuery {
 /// naming `nonce` when it is missing or not 16–128 base64url characters.
 pub async fn hello(
     State(state): State<AppState>,
+    local: Option<Extension<LocalAddr>>,
     query: Result<Query<HelloQuery>, QueryRejection>,
 ) -> Response {
     let nonce = match query {
@@ -67,9 +72,16 @@ pub async fn hello(
     if let Err(error) = auth::check_http_nonce(&nonce) {
         return error_response(StatusCode::BAD_REQUEST, error);
     }
+    let Some(Extension(LocalAddr(local))) = local else {
+        // Served outside the accept loop: no address to prove over.
+        return error_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            BridgeError::internal("the connection's local address is unknown"),
+        );
+    };
     let answer = HelloAnswer {
         protocol_version: PROTOCOL_VERSION,
-        proof: auth::server_proof(&state.token, &nonce),
+        proof: auth::server_proof(&state.token, &nonce, &local.to_string()),
     };
     let mut response = axum::Json(answer).into_response();
     // A proof is for one nonce; nothing on the way should keep it.

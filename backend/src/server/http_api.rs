@@ -6,6 +6,9 @@
 //! or wrong. Status codes of `/v1/act`: 200 with the result object; 422
 //! `{"error":{"code","message"}}` for a protocol error, including invalid action
 //! JSON (`invalid_request`, nothing sent); 503 for `not_connected`; 504 for `timeout`.
+//!
+//! The caller's client (PROTOCOL.md §5 "Clients") is the `Browser-Bridge-Client`
+//! header ([`client_name`]), else the shared `http` client.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -22,6 +25,7 @@ use serde_json::json;
 
 use crate::bridge::Bridge;
 use crate::hub::HubStatus;
+use crate::hub::clients::{CLIENT_HEADER, HTTP_CLIENT, check_client_name};
 use crate::server::handshake::token_matches;
 use crate::server::state::AppState;
 
@@ -149,16 +153,34 @@ fn is_json_content_type(value: &str) -> bool {
         && (subtype.eq_ignore_ascii_case("json") || subtype.to_ascii_lowercase().ends_with("+json"))
 }
 
+/// The client a request acts for: its `Browser-Bridge-Client` header, else
+/// `fallback` (PROTOCOL.md §5 "Clients").
+///
+/// # Errors
+/// `invalid_request` for a header that is not 1 to 128 visible ASCII characters.
+pub fn client_name<'h>(headers: &'h HeaderMap, fallback: &'h str) -> Result<&'h str, BridgeError> {
+    let Some(value) = headers.get(CLIENT_HEADER) else {
+        return Ok(fallback);
+    };
+    let name = value.to_str().unwrap_or("\u{0}");
+    check_client_name(name)?;
+    Ok(name)
+}
+
 /// `POST /v1/act`: body is one action object; answers its result or error.
 ///
 /// Refusals are in the API's error shape too (`invalid_request`): a body over
 /// `MAX_MESSAGE_BYTES` (32 MiB) → 413, a `Content-Type` other than JSON → 415
-/// (no `Content-Type` is read as JSON).
+/// (no `Content-Type` is read as JSON), a bad `Browser-Bridge-Client` → 422.
 pub async fn act(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let client = match client_name(&headers, HTTP_CLIENT) {
+        Ok(client) => client,
+        Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
+    };
     if let Some(kind) = headers.get(header::CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("?");
         if !is_json_content_type(kind) {
@@ -196,7 +218,7 @@ pub async fn act(
         Ok(action) => action,
         Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
     };
-    match state.hub.act(action).await {
+    match state.hub.for_client(client).act(action).await {
         Ok(result) => Json(result).into_response(),
         Err(error) => error_response(status_for(error.code.clone()), error),
     }

@@ -377,7 +377,7 @@ fn on_decoded(
 ) -> Option<Message> {
     match decoded {
         Ok(Message::Response(response)) => hub.respond(conn, response),
-        Ok(Message::Event(event)) => hub.events().record(client_id, event.event),
+        Ok(Message::Event(event)) => hub.event(client_id, event.event),
         Ok(Message::Ping(ping)) => return Some(Message::Pong(Pong { nonce: ping.nonce })),
         Ok(Message::Pong(_)) => {}
         Ok(other) => {

@@ -146,6 +146,10 @@ pub(crate) struct McpArgs {
     /// How long a call waits for an extension to connect: `5s`, `500ms`, `5`.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub(crate) connect_wait: Duration,
+    /// Do not observe by default: actions answer without `changes` unless the
+    /// call sets `observe: true`.
+    #[arg(long)]
+    pub(crate) no_observe: bool,
 }
 
 /// Parses `5s`, `500ms`, `2m` or a bare number of seconds.

@@ -88,6 +88,10 @@ pub(crate) struct RunArgs {
     /// Write one NDJSON event per line on stdout instead of the answer.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Do not observe: actions answer without `changes` unless the model sets
+    /// `observe: true`.
+    #[arg(long)]
+    pub(crate) no_observe: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) browser: BrowserArgs,

@@ -3,12 +3,15 @@
 //! ([`browser_bridge_backend::connect`]): a running `serve`, else the extension
 //! WebSocket hosted in-process, waiting for the extension to connect. Progress
 //! goes to stderr ([`super::progress`]); the answer (or, with `--json`, the events) to
-//! stdout. Exit code 0 only when the task succeeded.
+//! stdout. Exit code 0 only when the task succeeded. Each run is one client of
+//! the backend (PROTOCOL.md §5 "Clients"), named `run-<12 hex>`.
 
 use std::process::ExitCode;
 
 use browser_bridge_agent::runner::{self, RunOptions};
+use browser_bridge_backend::Bridge;
 use browser_bridge_backend::connect::connect;
+use browser_bridge_backend::hub::clients::generated_name;
 use browser_bridge_protocol::{BridgeError, ErrorCode};
 
 use crate::args::RunArgs;
@@ -40,9 +43,11 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
         url: args.url.as_deref().map(start_url),
         max_steps: args.max_steps,
         timeout: args.timeout,
+        observe: !args.no_observe,
     };
     let mut progress = CliProgress::new(args.json);
-    let run = runner::run_task(&connected.bridge, &model, &options, &mut progress);
+    let bridge = connected.bridge.for_client(&generated_name("run"));
+    let run = runner::run_task(&bridge, &model, &options, &mut progress);
     let report = tokio::select! {
         report = run => report,
         _ = tokio::signal::ctrl_c() => {

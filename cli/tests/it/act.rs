@@ -165,6 +165,17 @@ async fn upload_file_never_hands_out_the_config_directory() {
         assert_eq!(answer["error"]["code"], "invalid_action");
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains("config directory"), "{message}");
+        // Inside a batch too, naming the action's index.
+        let upload = json!({"action":"upload_file","selector":"#f","paths":[path]});
+        let body = json!({"action":"batch","actions":[{"action":"extract"}, upload]}).to_string();
+        let (status, answer) = post_act(&client, &server, &body).await;
+        assert_eq!(status, 422, "batch {}: {answer}", path.display());
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("batch: actions[1]: upload_file: "),
+            "{message}"
+        );
+        assert!(message.contains("config directory"), "{message}");
     }
     assert!(
         seen.lock().unwrap().is_empty(),
@@ -218,6 +229,14 @@ async fn non_web_url_schemes_are_refused_before_sending() {
             let message = answer["error"]["message"].as_str().unwrap();
             assert!(message.contains(named), "{action} {url}: {message}");
         }
+        // Inside a batch too, naming the action's index.
+        let navigate = json!({ "action": "navigate", "url": url });
+        let body = json!({ "action": "batch", "actions": [{"action": "extract"}, navigate] });
+        let (status, answer) = post_act(&client, &server, &body.to_string()).await;
+        assert_eq!(status, 422, "batch {url}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("batch: actions[1]: "), "{message}");
+        assert!(message.contains(named), "batch {url}: {message}");
         let via_hub = server
             .hub
             .act(Action::from_value(json!({ "action": "navigate", "url": url })).unwrap())

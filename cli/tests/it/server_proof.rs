@@ -48,9 +48,10 @@ async fn serve_proves_it_knows_the_token_without_being_sent_it() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["protocolVersion"], PROTOCOL_VERSION);
     let proof = body["proof"].as_str().unwrap();
-    assert_eq!(proof, server_proof(&server.token, &nonce));
-    assert!(verify_server_proof(&server.token, &nonce, proof));
-    assert!(!verify_server_proof("another-token", &nonce, proof));
+    let at = server.addr.to_string();
+    assert_eq!(proof, server_proof(&server.token, &nonce, &at));
+    assert!(verify_server_proof(&server.token, &nonce, &at, proof));
+    assert!(!verify_server_proof("another-token", &nonce, &at, proof));
     // A fresh nonce gets another proof: an answer cannot be replayed.
     let (_, again) = get_hello(&server, &format!("?nonce={}", fresh_nonce())).await;
     assert_ne!(again["proof"], body["proof"]);
@@ -254,6 +255,11 @@ impl Squatter {
 /// Reads requests off one connection (headers, then `Content-Length` bytes of
 /// body), records each and answers it as `answer` says, until the peer closes.
 async fn serve_connection(mut socket: TcpStream, answer: Answer, record: Arc<Mutex<Vec<Vec<u8>>>>) {
+    // A squatter with its own token proves over its own address, as serve does.
+    let local = socket
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
@@ -300,7 +306,7 @@ async fn serve_connection(mut socket: TcpStream, answer: Answer, record: Arc<Mut
                 "200 OK",
                 format!(
                     r#"{{"protocolVersion":{PROTOCOL_VERSION},"proof":"{}"}}"#,
-                    server_proof("the-squatters-own-token", &nonce)
+                    server_proof("the-squatters-own-token", &nonce, &local)
                 ),
             ),
             Answer::MadeUpProof => (
@@ -537,4 +543,68 @@ async fn a_long_lived_client_proves_before_every_request() {
         assert_eq!(squatter.requests().len(), 4);
         squatter.assert_only_hellos_without_the_token(&token, "after the serve stopped");
     }
+}
+
+// ---------------------------------------------------------------- a relay
+
+/// A program on another port that passes every connection through to the real
+/// serve byte for byte and keeps what the client sent: the real serve's proof
+/// reaches the client, but it names the serve's own address, not the one the
+/// client dialled.
+#[tokio::test]
+async fn act_refuses_a_relay_to_the_real_serve_and_never_sends_the_token() {
+    let server = start(options()).await;
+    let dir = server.config_dir.clone();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let relay = format!("http://{}", listener.local_addr().unwrap());
+    let sent = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let record = sent.clone();
+    let target = server.addr;
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let record = record.clone();
+            tokio::spawn(async move {
+                let Ok(mut upstream) = TcpStream::connect(target).await else {
+                    return;
+                };
+                let (mut from_client, mut to_client) = client.split();
+                let (mut from_serve, mut to_serve) = upstream.split();
+                let up = async {
+                    let mut buffer = [0u8; 8192];
+                    while let Ok(n @ 1..) = from_client.read(&mut buffer).await {
+                        record.lock().unwrap().extend_from_slice(&buffer[..n]);
+                        if to_serve.write_all(&buffer[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_serve.shutdown().await;
+                };
+                let down = async {
+                    let _ = tokio::io::copy(&mut from_serve, &mut to_client).await;
+                };
+                tokio::join!(up, down);
+            });
+        }
+    });
+    let act = run_bin(
+        &["act", r#"{"action":"list_tabs"}"#, "--server", &relay],
+        &dir,
+    )
+    .await;
+    assert_refused(&act, &relay, Some(&dir), "act through a relay");
+    let sent = String::from_utf8_lossy(&sent.lock().unwrap()).into_owned();
+    assert!(sent.starts_with("GET /v1/hello?nonce="), "{sent}");
+    assert!(
+        !sent.to_ascii_lowercase().contains("authorization"),
+        "{sent}"
+    );
+    assert!(!sent.contains(&server.token), "the token leaked: {sent}");
+    // The same serve, dialled directly, proves itself.
+    let direct = run_bin(&["status", "--server", &server.base_url()], &dir).await;
+    assert_ne!(
+        direct.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
 }

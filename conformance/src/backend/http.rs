@@ -45,6 +45,21 @@ impl HttpApi {
         self.act_with(action, Some(&self.token), None).await
     }
 
+    /// `POST /v1/act` with the token as the client `client` (header
+    /// `Browser-Bridge-Client`, PROTOCOL.md §5 "Clients").
+    ///
+    /// # Errors
+    /// The request could not be sent or its body read.
+    pub async fn act_as(&self, client: &str, action: &Value) -> Result<HttpAnswer, String> {
+        let request = self
+            .client
+            .post(format!("{}/v1/act", self.base))
+            .header("browser-bridge-client", client)
+            .bearer_auth(&self.token)
+            .json(action);
+        answer(request).await
+    }
+
     /// `POST /v1/act` with a chosen bearer token (none when `None`) and `Origin`.
     ///
     /// # Errors
@@ -74,10 +89,32 @@ impl HttpApi {
     /// # Errors
     /// The request could not be sent or its body read.
     pub async fn hello(&self, nonce: &str) -> Result<HttpAnswer, String> {
-        let request = self
+        Ok(self.hello_at(nonce).await?.0)
+    }
+
+    /// [`Self::hello`] and the address that answered (`SocketAddr`'s text), which
+    /// the proof covers (PROTOCOL.md §2.1).
+    ///
+    /// # Errors
+    /// The request could not be sent or its body read.
+    pub async fn hello_at(&self, nonce: &str) -> Result<(HttpAnswer, String), String> {
+        let response = self
             .client
-            .get(format!("{}/v1/hello?nonce={nonce}", self.base));
-        answer(request).await
+            .get(format!("{}/v1/hello?nonce={nonce}", self.base))
+            .send()
+            .await
+            .map_err(|e| format!("HTTP request failed: {e}"))?;
+        let address = response
+            .remote_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        let status = response.status().as_u16();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| format!("reading the HTTP body: {e}"))?;
+        let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        Ok(((status, body), address))
     }
 
     /// `GET /v1/status` with the token.

@@ -1,6 +1,7 @@
-//! Request checks (PROTOCOL.md §3, §4, §11) through the backend's HTTP API: ids,
-//! routing, one answer per request, error pass-through with HTTP statuses, the
-//! deadline, keep-alive, events, and a disconnect mid-request.
+//! Request checks (PROTOCOL.md §3, §4, §5, §11) through the backend's HTTP API:
+//! ids, routing, one answer per request, error pass-through with HTTP statuses,
+//! the deadline, keep-alive, events, a disconnect mid-request, and each client's
+//! current tab.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -36,10 +37,11 @@ const PASS_THROUGH: [(&str, u16); 12] = [
 
 /// Runs the request checks, each on a fresh connection with one shared clientId
 /// (so every new connection replaces the last and is the one the backend uses).
-/// §2.1: the proof answered by `/v1/hello` verifies with our token and version.
+/// §2.1: the proof answered by `/v1/hello` verifies with our token, the address
+/// we reached, and our version.
 async fn server_proof(api: &HttpApi) -> Outcome {
     let nonce = browser_bridge_protocol::auth::encode_nonce(&rand::random());
-    let (status, body) = api.hello(&nonce).await?;
+    let ((status, body), address) = api.hello_at(&nonce).await?;
     ensure(status == 200, || format!("HTTP {status} {}", short(&body)))?;
     let version = u64_field(&body, "protocolVersion")?;
     ensure(
@@ -48,8 +50,8 @@ async fn server_proof(api: &HttpApi) -> Outcome {
     )?;
     let proof = str_field(&body, "proof")?;
     ensure(
-        browser_bridge_protocol::auth::verify_server_proof(api.token(), &nonce, proof),
-        || "the proof does not match our token".into(),
+        browser_bridge_protocol::auth::verify_server_proof(api.token(), &nonce, &address, proof),
+        || format!("the proof does not match our token at {address}"),
     )
 }
 
@@ -142,6 +144,10 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         deadline
     );
     check!(
+        "deadline: a batch's timeoutMs is the sum of its actions', its result passes through",
+        batch_deadline
+    );
+    check!(
         "events: unknown event type tolerated, connection stays up",
         unknown_event
     );
@@ -154,6 +160,61 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         "disconnect mid-request → HTTP 503 not_connected",
         disconnect_mid_request
     );
+    check!(
+        "clients: an action without tabId goes to its client's current tab",
+        current_tab_per_client
+    );
+    check!(
+        "observe: taken off the action, the tab extracted after it, changes answered",
+        observed_click
+    );
+}
+
+/// A page of tab 9 at `/form`: one textbox and one button, and `markdown`.
+fn form_page(markdown: &str) -> Value {
+    json!({"action": "extract", "tabId": 9, "url": "https://a.test/form", "title": "Form",
+           "text": "", "markdown": markdown,
+           "elements": [{"uid": "e1", "role": "textbox", "name": "Email"},
+                        {"uid": "e2", "role": "button", "name": "Save"}]})
+}
+
+/// Answers the next request with `result`, after checking it is `action` and has
+/// neither `observe` nor `since` (PROTOCOL.md §5 "Observed actions").
+async fn answer_next(socket: &mut ClientSocket, action: &str, result: Value) -> Outcome {
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let sent = &request["action"];
+    ensure(sent["action"] == json!(action), || {
+        format!("expected {action}, the extension got {}", short(&request))
+    })?;
+    ensure(
+        sent.get("observe").is_none() && sent.get("since").is_none(),
+        || format!("observe/since reached the extension: {}", short(&request)),
+    )?;
+    let id = str_field(&request, "id")?.to_owned();
+    socket
+        .send(&json!({"type": "response", "id": id, "result": result}))
+        .await
+}
+
+/// `extract`, then an observed click: the backend sends the click without
+/// `observe`, extracts the tab, and answers the new text line as `changes`.
+async fn observed_click(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let task = spawn_act(api, json!({"action": "extract", "tabId": 9}));
+    answer_next(socket, "extract", form_page("# Form")).await?;
+    joined(task).await?;
+    let task = spawn_act(
+        api,
+        json!({"action": "click", "tabId": 9, "uid": "e2", "observe": true}),
+    );
+    let clicked = json!({"action": "click", "tabId": 9, "url": "https://a.test/form",
+                         "navigated": false});
+    answer_next(socket, "click", clicked).await?;
+    answer_next(socket, "extract", form_page("# Form\n\nEnter an email.")).await?;
+    let (status, body) = joined(task).await?;
+    ensure(
+        status == 200 && body["changes"]["text"] == json!(["Enter an email."]),
+        || format!("observed click: HTTP {status} {}", short(&body)),
+    )
 }
 
 async fn http_guards(api: &HttpApi, report: &mut Report) {
@@ -426,6 +487,35 @@ async fn deadline(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
     round_trip(socket, api, 6).await
 }
 
+async fn batch_deadline(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    // wait_for 100 ms + 5 s, then evaluate 15 s (§5): 20.1 s.
+    let action = json!({"action": "batch", "actions": [
+        {"action": "wait_for", "selector": "#soon", "timeoutMs": 100},
+        {"action": "evaluate", "expression": "return 2"}
+    ]});
+    let task = spawn_act(api, action);
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?.to_owned();
+    let timeout = u64_field(&request, "timeoutMs")?;
+    ensure(timeout == 20_100, || {
+        format!("batch timeoutMs {timeout}, expected 20100")
+    })?;
+    let result = json!({"action": "batch", "tabId": 1, "results": [
+        {"index": 0, "result": {"action": "wait_for", "tabId": 1, "elapsedMs": 3}},
+        {"index": 1, "error": {"code": "invalid_action", "message": "conformance"}}
+    ]});
+    socket
+        .send(&json!({"type": "response", "id": id, "result": result}))
+        .await?;
+    let (status, body) = joined(task).await?;
+    ensure(status == 200 && body == result, || {
+        format!(
+            "HTTP {status} {}, expected 200 with the batch result",
+            short(&body)
+        )
+    })
+}
+
 async fn unknown_event(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
     let frame = json!({"type": "event", "event": {"event": "conformance_probe", "at": 1}});
     socket.send(&frame).await?;
@@ -464,4 +554,94 @@ async fn disconnect_mid_request(socket: &mut ClientSocket, api: &HttpApi) -> Out
         format!("HTTP {status} {}, expected 503", short(&body))
     })?;
     expect_error(&body["error"], "not_connected")
+}
+
+/// Posts `action` as `client`, answers its request frame with `result` (when the
+/// frame passes `check`), and returns the HTTP answer.
+async fn acted_as(
+    socket: &mut ClientSocket,
+    api: &HttpApi,
+    client: &str,
+    action: Value,
+    check: impl FnOnce(&Value) -> Outcome,
+    result: Value,
+) -> Result<HttpAnswer, String> {
+    let task = {
+        let (api, client) = (api.clone(), client.to_owned());
+        tokio::spawn(async move { api.act_as(&client, &action).await })
+    };
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let id = str_field(&request, "id")?.to_owned();
+    let checked = check(&request["action"]);
+    socket
+        .send(&json!({"type": "response", "id": id, "result": result}))
+        .await?;
+    checked?;
+    joined(task).await
+}
+
+/// §5 "Clients": after `open_tab` answered tab 41 for client a, a's `evaluate`
+/// without tabId is sent with tabId 41; client b's is sent without one; a bad
+/// client name is HTTP 422 `invalid_request`.
+async fn current_tab_per_client(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let (a, b) = (
+        format!("conformance-a-{}", &client_id()[..8]),
+        format!("conformance-b-{}", &client_id()[..8]),
+    );
+    let opened = json!({"action": "open_tab", "tabId": 41, "windowId": 2,
+                        "url": "about:blank", "title": ""});
+    acted_as(
+        socket,
+        api,
+        &a,
+        json!({"action": "open_tab", "url": "about:blank"}),
+        |_| Ok(()),
+        opened,
+    )
+    .await?;
+    let answer =
+        |tab: u64| json!({"action": "evaluate", "tabId": tab, "type": "number", "value": 1});
+    let (status, body) = acted_as(
+        socket,
+        api,
+        &a,
+        evaluate("return 1"),
+        |action| {
+            ensure(action.get("tabId") == Some(&json!(41)), || {
+                format!(
+                    "client a's evaluate was sent without its current tab 41: {}",
+                    short(action)
+                )
+            })
+        },
+        answer(41),
+    )
+    .await?;
+    ensure(status == 200, || {
+        format!("client a: HTTP {status} {}", short(&body))
+    })?;
+    acted_as(
+        socket,
+        api,
+        &b,
+        evaluate("return 1"),
+        |action| {
+            ensure(action.get("tabId").is_none(), || {
+                format!(
+                    "client b's evaluate was sent with another client's tab: {}",
+                    short(action)
+                )
+            })
+        },
+        answer(1),
+    )
+    .await?;
+    let (status, body) = api.act_as("two words", &evaluate("return 1")).await?;
+    ensure(status == 422, || {
+        format!(
+            "a bad client name: HTTP {status} {}, expected 422",
+            short(&body)
+        )
+    })?;
+    expect_error(&body["error"], "invalid_request")
 }

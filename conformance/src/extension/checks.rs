@@ -41,6 +41,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         "requests: missing timeoutMs → invalid_request for its id",
         no_timeout(&mut conn).await,
     );
+    report.record(
+        "requests: a batch holding a batch → invalid_request naming actions[0]",
+        nested_batch(&mut conn).await,
+    );
     let tab = match navigate_blank(&mut conn).await {
         Ok(tab) => {
             report.record(
@@ -77,6 +81,14 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     );
     on_tab!("actions: list_tabs shape, our tab is a session", list_tabs);
     on_tab!(
+        "actions: batch with stopOnError false → one {index, result} or {index, error} per action, in order",
+        batch_entries
+    );
+    on_tab!(
+        "actions: fill_form → {action, tabId, fields: [{index, value}]}, the value read back",
+        fill_form_text
+    );
+    on_tab!(
         "sessions: navigate without a session opens its tab in the agent window",
         in_agent_window
     );
@@ -112,6 +124,14 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     on_tab!(
         "dialogs: a dialog opening while an action waits ends it at once (invalid_action naming it); handle_dialog answers it",
         dialog_ends_action
+    );
+    on_tab!(
+        "input: type with keystrokes: true sends a keydown per character, value in the result",
+        keystrokes
+    );
+    on_tab!(
+        "dialogs: reload reports the beforeunload prompt of the page it leaves (dialog, loadPending); beforeUnload: accept goes on",
+        beforeunload
     );
     on_tab!("actions: close_tab → session_ended shape", close_tab);
     conn.drain(Duration::from_millis(500)).await;
@@ -172,6 +192,67 @@ async fn no_timeout(conn: &mut Conn) -> Outcome {
     conn.send_request_frame(&id, &frame).await?;
     let response = conn.response(&id, WAIT).await?;
     expect_error(error_of(&response)?, "invalid_request")
+}
+
+async fn nested_batch(conn: &mut Conn) -> Outcome {
+    let inner = json!({"action": "batch", "actions": [{"action": "list_page_tools"}]});
+    let action = json!({"action": "batch", "actions": [inner]});
+    let response = conn.call(action, ACTION_MS).await?;
+    let error = error_of(&response)?;
+    expect_error(error, "invalid_request")?;
+    let message = str_field(error, "message")?;
+    ensure(message.contains("actions[0]"), || {
+        format!("the message does not name actions[0]: `{message}`")
+    })
+}
+
+async fn batch_entries(conn: &mut Conn, tab: u64) -> Outcome {
+    let action = json!({"action": "batch", "tabId": tab, "stopOnError": false, "actions": [
+        {"action": "evaluate", "expression": "return 1"},
+        {"action": "click", "selector": "#conformance-missing"},
+        {"action": "evaluate", "expression": "return 3"}
+    ]});
+    let response = conn.call(action, 3 * ACTION_MS).await?;
+    let result = result_of(&response, "batch")?;
+    let entries = result
+        .get("results")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("no results array: {}", short(result)))?;
+    ensure(entries.len() == 3, || {
+        format!("{} entries for 3 actions: {}", entries.len(), short(result))
+    })?;
+    for (i, entry) in entries.iter().enumerate() {
+        ensure(u64_field(entry, "index")? == i as u64, || {
+            format!("entry {i} has index {}", short(entry))
+        })?;
+    }
+    // An entry holds `result` or `error` as a response does.
+    let first = result_of(&entries[0], "evaluate")?;
+    ensure(first.get("value") == Some(&json!(1)), || {
+        format!("first entry {}", short(first))
+    })?;
+    expect_error(error_of(&entries[1])?, "element_not_found")?;
+    let third = result_of(&entries[2], "evaluate")?;
+    ensure(third.get("value") == Some(&json!(3)), || {
+        format!("third entry {}", short(third))
+    })
+}
+
+async fn fill_form_text(conn: &mut Conn, tab: u64) -> Outcome {
+    let setup = json!({"action": "evaluate", "tabId": tab, "expression":
+        "document.body.insertAdjacentHTML('beforeend', '<input id=\"conformance-field\"><input id=\"conformance-box\" type=\"checkbox\">'); return 1"});
+    result_of(&conn.call(setup, ACTION_MS).await?, "evaluate")?;
+    let action = json!({"action": "fill_form", "tabId": tab, "fields": [
+        {"selector": "#conformance-field", "value": "conformance"},
+        {"selector": "#conformance-box", "value": true}
+    ]});
+    let response = conn.call(action, 2 * ACTION_MS).await?;
+    let result = result_of(&response, "fill_form")?;
+    let fields = result.get("fields").cloned().unwrap_or(Value::Null);
+    ensure(
+        fields == json!([{"index": 0, "value": "conformance"}, {"index": 1, "value": true}]),
+        || format!("fill_form result {}", short(result)),
+    )
 }
 
 async fn navigate_blank(conn: &mut Conn) -> Result<u64, String> {
@@ -237,6 +318,10 @@ async fn list_tabs(conn: &mut Conn, tab: u64) -> Outcome {
         bool_field(entry, "active")?;
         bool_field(entry, "agentWindow")?;
         bool_field(entry, "session")?;
+        // `client` is the backend's to add (§5 "Clients"), never the extension's.
+        ensure(entry.get("client").is_none(), || {
+            format!("the extension sent a tab's client: {}", short(entry))
+        })?;
     }
     let ours = tabs
         .iter()
@@ -349,6 +434,78 @@ async fn dialog_ends_action(conn: &mut Conn, tab: u64) -> Outcome {
         str_field(result, "message")? == "conformance dialog",
         || format!("handle_dialog answered {}", short(result)),
     )
+}
+
+/// PROTOCOL.md §5 `type`: `keystrokes: true` is one `keyDown`/`char`/`keyUp` per
+/// character, so a page listening to `keydown` sees every character.
+async fn keystrokes(conn: &mut Conn, tab: u64) -> Outcome {
+    let setup = json!({"action": "evaluate", "tabId": tab, "expression":
+        "document.body.innerHTML = '<input id=\"conformance-keys\" aria-label=\"Keys\">'; \
+         window.__conformanceKeys = 0; \
+         document.getElementById('conformance-keys') \
+           .addEventListener('keydown', () => window.__conformanceKeys++); return 1"});
+    result_of(&conn.call(setup, ACTION_MS).await?, "evaluate")?;
+    let typed = json!({"action": "type", "tabId": tab, "selector": "#conformance-keys",
+                       "text": "abc", "keystrokes": true});
+    let response = conn.call(typed, ACTION_MS).await?;
+    let result = result_of(&response, "type")?;
+    let value = str_field(result, "value")?;
+    ensure(value == "abc", || format!("type answered value `{value}`"))?;
+    let count = json!({"action": "evaluate", "tabId": tab,
+                       "expression": "return window.__conformanceKeys"});
+    let response = conn.call(count, ACTION_MS).await?;
+    let result = result_of(&response, "evaluate")?;
+    ensure(result.get("value") == Some(&json!(3)), || {
+        format!("the page saw {} keydowns for 3 characters", short(result))
+    })
+}
+
+/// PROTOCOL.md §5 "Loads and dialogs": a `beforeunload` prompt of the page being
+/// left is reported at once (`report`, the default), or accepted by
+/// `beforeUnload: "accept"`. Chrome prompts only after a user activation, hence
+/// the click.
+async fn beforeunload(conn: &mut Conn, tab: u64) -> Outcome {
+    let setup = json!({"action": "evaluate", "tabId": tab, "expression":
+        "document.body.innerHTML = '<button id=\"conformance-edit\">Edit</button>'; \
+         window.addEventListener('beforeunload', (e) => { e.preventDefault(); \
+           e.returnValue = 'unsaved'; }); return 1"});
+    result_of(&conn.call(setup, ACTION_MS).await?, "evaluate")?;
+    let click = json!({"action": "click", "tabId": tab, "selector": "#conformance-edit"});
+    result_of(&conn.call(click, ACTION_MS).await?, "click")?;
+    let reload = json!({"action": "reload", "tabId": tab});
+    let start = Instant::now();
+    let response = conn.call(reload, NAVIGATION_MS).await?;
+    let result = result_of(&response, "reload")?;
+    ensure(start.elapsed() < Duration::from_secs(10), || {
+        format!(
+            "reload answered after {:?}, not when the prompt opened",
+            start.elapsed()
+        )
+    })?;
+    let dialog = result.get("dialog").cloned().unwrap_or(Value::Null);
+    ensure(
+        str_field(&dialog, "type").ok() == Some("beforeunload"),
+        || {
+            format!(
+                "reload answered {} without the beforeunload dialog",
+                short(result)
+            )
+        },
+    )?;
+    ensure(result.get("loadPending") == Some(&json!(true)), || {
+        format!("reload answered {} without loadPending", short(result))
+    })?;
+    let stay = json!({"action": "handle_dialog", "tabId": tab, "accept": false});
+    result_of(&conn.call(stay, ACTION_MS).await?, "handle_dialog")?;
+    let reload = json!({"action": "reload", "tabId": tab, "beforeUnload": "accept"});
+    let response = conn.call(reload, NAVIGATION_MS).await?;
+    let result = result_of(&response, "reload")?;
+    ensure(result.get("dialog").is_none(), || {
+        format!(
+            "reload with beforeUnload: accept answered {}",
+            short(result)
+        )
+    })
 }
 
 async fn expect_code(

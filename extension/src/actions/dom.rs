@@ -6,18 +6,22 @@
 //!   `backendNodeId`, checked alive with `DOM.resolveNode` (gone → `element_stale`).
 //!
 //! A resolved [`Node`] carries its `backendNodeId` (for `DOM.*`) and a JS handle
-//! (`objectId`, for `Runtime.callFunctionOn`).
+//! (`objectId`, for `Runtime.callFunctionOn`), both valid in its frame's session
+//! ([`Node::target`]: the tab's own, or an out-of-process iframe's, see
+//! [`super::frames`]).
 
 use browser_bridge_cdp::dom::{
     BackendNodeId, DescribeNode, GetDocument, QuerySelector, ResolveNode,
 };
 use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate, RemoteObjectId};
+use browser_bridge_page::frames::FrameNodeId;
 use browser_bridge_page::uids::stale_error;
 use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, TabId};
 use serde_json::Value;
 
+use super::frames::{self, FrameHop};
 use crate::app::App;
-use crate::cdp;
+use crate::cdp::{self, Target};
 use crate::core::messages::{cap, quote};
 use crate::sessions::attach::no_tab;
 
@@ -30,6 +34,12 @@ pub struct Node {
     pub object_id: RemoteObjectId,
     /// How the caller named it (for messages): the selector or the uid.
     pub label: String,
+    /// Where its `DOM.*` and `Runtime.*` commands go: the tab, or the session of
+    /// the out-of-process iframe it is in.
+    pub target: Target,
+    /// The out-of-process `<iframe>`s it is inside, outermost first (empty in
+    /// the main frame and its same-origin iframes).
+    pub frames: Vec<FrameHop>,
 }
 
 /// Finds all open shadow roots' first match for a selector (page JS).
@@ -75,19 +85,34 @@ pub async fn resolve(
         }
         ElementTarget::Uid(uid) => uid,
     };
-    let backend = app
+    let id = app
         .sessions
         .with(tab, |s| s.uids.resolve(uid))
         .ok_or_else(|| no_tab(tab))??;
-    let backend = BackendNodeId(backend);
-    let Ok(object_id) = resolve_backend(tab, backend.clone()).await else {
-        app.sessions.with(tab, |s| s.uids.forget(backend.0));
+    let FrameNodeId {
+        slot,
+        backend_node_id,
+    } = FrameNodeId::decode(id);
+    let (target, hops) = if slot == 0 {
+        (Target::from(tab), Vec::new())
+    } else {
+        // The frame's session went away (it navigated to another site, or was
+        // removed): its nodes are gone with it.
+        let Some(route) = frames::route(app, tab, slot).await? else {
+            app.sessions.with(tab, |s| s.uids.forget(id));
+            return Err(stale_error(uid));
+        };
+        route
+    };
+    let backend = BackendNodeId(backend_node_id);
+    let Ok(object_id) = resolve_backend(&target, backend.clone()).await else {
+        app.sessions.with(tab, |s| s.uids.forget(id));
         return Err(stale_error(uid));
     };
     // DOM.resolveNode still succeeds for a node the page removed while something
     // (our handle, page JS) keeps it alive: ask the node.
     let connected = call_on(
-        tab,
+        &target,
         &object_id,
         "function () { return this.isConnected; }",
         Vec::new(),
@@ -104,6 +129,8 @@ pub async fn resolve(
         backend_node_id: backend,
         object_id,
         label: uid.to_string(),
+        target,
+        frames: hops,
     })
 }
 
@@ -141,6 +168,8 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
             backend_node_id: backend,
             object_id,
             label: cap(selector),
+            target: tab.into(),
+            frames: Vec::new(),
         }));
     }
     // Not in the light DOM: look into open shadow roots.
@@ -165,6 +194,8 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
         backend_node_id: described.node.backend_node_id,
         object_id,
         label: cap(selector),
+        target: tab.into(),
+        frames: Vec::new(),
     }))
 }
 
@@ -173,10 +204,10 @@ pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>
 /// # Errors
 /// CDP's error when the node no longer exists.
 pub async fn resolve_backend(
-    tab: TabId,
+    target: impl Into<Target>,
     backend_node_id: BackendNodeId,
 ) -> Result<RemoteObjectId, BridgeError> {
-    cdp::send(tab, &ResolveNode { backend_node_id })
+    cdp::send(target, &ResolveNode { backend_node_id })
         .await?
         .object
         .object_id
@@ -189,7 +220,7 @@ pub async fn resolve_backend(
 /// # Errors
 /// `invalid_action` when the function throws; CDP failures.
 pub async fn call_on(
-    tab: TabId,
+    target: impl Into<Target>,
     object_id: &RemoteObjectId,
     function_declaration: &str,
     arguments: Vec<CallArgument>,
@@ -202,7 +233,7 @@ pub async fn call_on(
         await_promise: Some(true),
         user_gesture: Some(true),
     };
-    let r = cdp::send(tab, &call).await?;
+    let r = cdp::send(target, &call).await?;
     if let Some(ex) = r.exception_details {
         return Err(BridgeError::invalid_action(ex.message()));
     }
@@ -214,13 +245,13 @@ pub async fn call_on(
 /// # Errors
 /// As [`call_on`].
 pub async fn call_with(
-    tab: TabId,
+    target: impl Into<Target>,
     object_id: &RemoteObjectId,
     function_declaration: &str,
     args: &[Value],
 ) -> Result<Value, BridgeError> {
     let arguments = args.iter().cloned().map(CallArgument::Value).collect();
-    call_on(tab, object_id, function_declaration, arguments).await
+    call_on(target, object_id, function_declaration, arguments).await
 }
 
 /// A short description of an element for messages: `button#save.primary "Save"`.
@@ -236,8 +267,8 @@ pub const DESCRIBE: &str = r#"function () {
 }"#;
 
 /// Describes a node for messages.
-pub async fn describe(tab: TabId, object_id: &RemoteObjectId) -> String {
-    call_on(tab, object_id, DESCRIBE, Vec::new())
+pub async fn describe(target: impl Into<Target>, object_id: &RemoteObjectId) -> String {
+    call_on(target, object_id, DESCRIBE, Vec::new())
         .await
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

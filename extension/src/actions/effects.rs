@@ -1,17 +1,25 @@
 //! Side effects an input action triggers (§5), reported, never waited on: a dialog,
 //! tabs the page opens (sessions at once, reported as `openedTabs`), a file chooser
 //! (intercepted at attach), a main-frame navigation.
+//!
+//! No fixed settle window: once the input's CDP calls have returned (the renderer
+//! handled the events), a barrier — two task turns of the page, awaited through
+//! `Runtime.evaluate` — answers after the events of whatever the input started at
+//! once or one task later (`Page.javascriptDialogOpening`, `Page.windowOpen`,
+//! `Page.frameRequestedNavigation`, a form's submission). Only what has started is
+//! then waited for: the load of a navigation, the tab of a `Page.windowOpen`.
 
 use std::future::Future;
 
 use browser_bridge_cdp::page::{
-    FileChooserOpened, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
+    FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
     JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
 };
+use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
 use futures::channel::oneshot::Receiver;
-use futures::future::{Either, select};
+use futures::future::{Either, join, select};
 use gloo_timers::future::TimeoutFuture;
 
 use crate::actions::navigation;
@@ -21,9 +29,14 @@ use crate::chrome;
 use crate::sessions::attach::tab_url;
 use crate::sessions::dialogs::dialog_info;
 
-/// How long after the input events we look for their side effects (ms): long
-/// enough for a `window.open`'s `tabs.onCreated` or a link's navigation request.
-pub const SETTLE_MS: u32 = 100;
+/// The barrier after an input: two task turns of the page. Handlers deferred by
+/// a task (`setTimeout(…, 0)`, a form's submission) have run when it resolves.
+const BARRIER: &str = "new Promise((done) => setTimeout(() => setTimeout(done, 0), 0))";
+/// Longest wait for the barrier (ms): a page whose main thread stays busy after
+/// the input is not waited for longer.
+pub const BARRIER_MS: u32 = 500;
+/// Interval of the look for the tab of a `Page.windowOpen` (ms).
+const OPENED_POLL_MS: u32 = 10;
 /// Longest wait for the load of a navigation an input started (ms).
 pub const NAVIGATION_LOAD_MS: u32 = 10_000;
 
@@ -60,12 +73,22 @@ impl Watch {
     /// Arms the watchers on `tab` (and forgets tabs opened before).
     pub async fn start(app: &App, tab: TabId) -> Watch {
         app.sessions.take_opened(tab);
-        let main = cdp::send(tab, &GetFrameTree {})
-            .await
-            .map(|t| t.frame_tree.frame.id)
-            .unwrap_or_default();
-        let known = chrome::tabs_query(&serde_json::json!({}))
-            .await
+        // The main frame's id, known since attach (`Page.getFrameTree` else), and
+        // the tabs before the input, asked for at once.
+        let cached = app.sessions.with(tab, |s| s.main_frame.clone()).flatten();
+        let main = async move {
+            match cached {
+                Some(id) => FrameId(id),
+                None => cdp::send(tab, &GetFrameTree {})
+                    .await
+                    .map(|t| t.frame_tree.frame.id)
+                    .unwrap_or_default(),
+            }
+        };
+        let all = serde_json::json!({});
+        let tabs = chrome::tabs_query(&all);
+        let (main, tabs) = join(main, tabs).await;
+        let known = tabs
             .unwrap_or_default()
             .into_iter()
             .filter_map(|t| t.id)
@@ -112,9 +135,18 @@ impl Watch {
         let dialog = match select(Box::pin(input), dialog).await {
             Either::Left((result, dialog)) => {
                 result?;
-                match select(dialog, TimeoutFuture::new(SETTLE_MS)).await {
+                let barrier = Evaluate {
+                    await_promise: Some(true),
+                    ..Evaluate::new(BARRIER)
+                };
+                // A dialog blocks the barrier's evaluation: it ends the wait. The
+                // barrier's own outcome does not matter (a navigation destroys
+                // its context).
+                let barrier = Box::pin(cdp::send_with_timeout(tab, &barrier, BARRIER_MS));
+                match select(dialog, barrier).await {
                     Either::Left((Ok(d), _)) => Some(d),
-                    _ => None,
+                    Either::Left((Err(_), _)) => None,
+                    Either::Right((_, mut dialog)) => dialog.try_recv().ok().flatten(),
                 }
             }
             Either::Right((d, _)) => d.ok(),
@@ -148,11 +180,6 @@ impl Watch {
         if let (true, Ok(Some(open))) = (opened.is_empty(), window_open.try_recv()) {
             let deadline = js_sys::Date::now() + OPENED_URL_MS;
             while opened.is_empty() && js_sys::Date::now() < deadline {
-                TimeoutFuture::new(50).await;
-                opened = sessions.take_opened(tab);
-                if !opened.is_empty() {
-                    break;
-                }
                 let fresh: Vec<chrome::Tab> = chrome::tabs_query(&serde_json::json!({}))
                     .await
                     .unwrap_or_default()
@@ -166,7 +193,10 @@ impl Watch {
                 if let Some(t) = mine {
                     sessions.record_opened(tab, t);
                     opened = sessions.take_opened(tab);
+                    break;
                 }
+                TimeoutFuture::new(OPENED_POLL_MS).await;
+                opened = sessions.take_opened(tab);
             }
         }
         effects.opened_tabs = non_empty(with_urls(opened).await);
@@ -188,22 +218,26 @@ impl Watch {
 const OPENED_URL_MS: f64 = 1500.0;
 
 /// Fills in each opened tab's URL that was not known when the tab was created
-/// (`chrome.tabs.get`, polled every 50 ms for at most [`OPENED_URL_MS`]); a tab
-/// closed meanwhile keeps `""`.
+/// and waits for its document to load, so that the next action on it finds that
+/// document rather than the initial `about:blank` (`chrome.tabs.get`, polled every
+/// [`OPENED_POLL_MS`] for at most [`OPENED_URL_MS`] in all); a tab closed
+/// meanwhile keeps `""`.
 async fn with_urls(mut tabs: Vec<OpenedTab>) -> Vec<OpenedTab> {
     let deadline = js_sys::Date::now() + OPENED_URL_MS;
     for opened in &mut tabs {
-        while opened.url.is_empty() {
-            match chrome::tabs_get(opened.tab_id.0).await {
-                Ok(t) => opened.url = tab_url(&t),
-                Err(_) => break,
-            }
+        loop {
+            let Ok(t) = chrome::tabs_get(opened.tab_id.0).await else {
+                break;
+            };
             if opened.url.is_empty() {
-                if js_sys::Date::now() > deadline {
-                    break;
-                }
-                TimeoutFuture::new(50).await;
+                opened.url = tab_url(&t);
             }
+            let loaded = t.status.as_deref() == Some("complete")
+                && t.pending_url.as_deref().is_none_or(str::is_empty);
+            if (loaded && !opened.url.is_empty()) || js_sys::Date::now() > deadline {
+                break;
+            }
+            TimeoutFuture::new(OPENED_POLL_MS).await;
         }
     }
     tabs

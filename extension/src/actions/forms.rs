@@ -1,4 +1,4 @@
-//! `type`, `select_option`, `upload_file`, `scroll`.
+//! `type`, `select_option`, `upload_file`.
 //!
 //! `type` focuses with `DOM.focus` and inserts with `Input.insertText` (trusted
 //! `beforeinput`/`input` events, so React/Vue controlled inputs and contenteditable
@@ -9,11 +9,9 @@
 
 use browser_bridge_cdp::dom::{DescribeNode, Focus, SetFileInputFiles};
 use browser_bridge_cdp::input::InsertText;
-use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate};
-use browser_bridge_protocol::action::{Scroll, ScrollDirection, SelectOption, Type, UploadFile};
-use browser_bridge_protocol::result::{
-    ScrollResult, SelectOptionResult, TypeResult, UploadFileResult,
-};
+use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn};
+use browser_bridge_protocol::action::{SelectOption, Type, UploadFile};
+use browser_bridge_protocol::result::{SelectOptionResult, TypeResult, UploadFileResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::{Value, json};
 
@@ -113,7 +111,7 @@ const FOCUS_STATE: &str = r#"function () {
 /// `element_stale`.
 pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
-    let state = dom::call_with(tab, &node.object_id, EDITABLE, &[]).await?;
+    let state = dom::call_with(&node.target, &node.object_id, EDITABLE, &[]).await?;
     if state["readonly"] == true {
         return Err(BridgeError::invalid_action(format!(
             "{} is read-only ({})",
@@ -146,7 +144,7 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
     let focus = Focus {
         backend_node_id: node.backend_node_id.clone(),
     };
-    cdp::send(tab, &focus).await.map_err(|e| {
+    cdp::send(&node.target, &focus).await.map_err(|e| {
         BridgeError::new(
             ErrorCode::ElementNotInteractable,
             format!("{} cannot take focus: {}", node.label, e.detail()),
@@ -156,12 +154,12 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         return set_value(tab, &node, &state, p).await;
     }
     let clear = p.clear();
-    let before = dom::call_with(tab, &node.object_id, VALUE, &[])
+    let before = dom::call_with(&node.target, &node.object_id, VALUE, &[])
         .await?
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let now = dom::call_with(tab, &node.object_id, FOCUS_STATE, &[]).await?;
+    let now = dom::call_with(&node.target, &node.object_id, FOCUS_STATE, &[]).await?;
     if let Some(why) = now["refused"].as_str() {
         let detail = match why {
             "focus moved" => format!(
@@ -178,7 +176,13 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
             ),
         ));
     }
-    dom::call_with(tab, &node.object_id, SELECT_CONTENT, &[json!(clear)]).await?;
+    dom::call_with(
+        &node.target,
+        &node.object_id,
+        SELECT_CONTENT,
+        &[json!(clear)],
+    )
+    .await?;
     if p.text.is_empty() {
         if clear {
             input::press(tab, "Backspace", 0).await?;
@@ -194,7 +198,7 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
         } else {
             cdp::send(tab, &InsertText { text: p.text }).await?;
         }
-        let after = dom::call_with(tab, &node.object_id, VALUE, &[])
+        let after = dom::call_with(&node.target, &node.object_id, VALUE, &[])
             .await
             .unwrap_or_default();
         let after = after.as_str().unwrap_or_default();
@@ -212,12 +216,13 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;
     }
-    let value = dom::call_with(tab, &node.object_id, VALUE, &[])
+    let value = dom::call_with(&node.target, &node.object_id, VALUE, &[])
         .await
         .unwrap_or_default();
     Ok(ActionResult::Type(TypeResult {
         tab_id: tab,
         value: value.as_str().unwrap_or_default().to_owned(),
+        changes: None,
     }))
 }
 
@@ -229,7 +234,7 @@ async fn set_value(
     state: &Value,
     p: Type,
 ) -> Result<ActionResult, BridgeError> {
-    let r = dom::call_with(tab, &node.object_id, SET_VALUE, &[json!(p.text)]).await?;
+    let r = dom::call_with(&node.target, &node.object_id, SET_VALUE, &[json!(p.text)]).await?;
     if r["error"] == "format" {
         return Err(BridgeError::invalid_action(format!(
             "{} ({}) does not take {}: give the value as {}",
@@ -245,6 +250,7 @@ async fn set_value(
     Ok(ActionResult::Type(TypeResult {
         tab_id: tab,
         value: r["value"].as_str().unwrap_or_default().to_owned(),
+        changes: None,
     }))
 }
 
@@ -286,7 +292,7 @@ async fn type_keys(
             node.label
         ))
     };
-    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    let state = dom::call_with(&node.target, &node.object_id, KEY_TARGET, &[]).await?;
     if state["focusable"] != true {
         return Err(not_focusable());
     }
@@ -294,8 +300,10 @@ async fn type_keys(
     let focus = Focus {
         backend_node_id: node.backend_node_id.clone(),
     };
-    cdp::send(tab, &focus).await.map_err(|_| not_focusable())?;
-    let state = dom::call_with(tab, &node.object_id, KEY_TARGET, &[]).await?;
+    cdp::send(&node.target, &focus)
+        .await
+        .map_err(|_| not_focusable())?;
+    let state = dom::call_with(&node.target, &node.object_id, KEY_TARGET, &[]).await?;
     if state["focused"] != true {
         return Err(BridgeError::new(
             ErrorCode::ElementNotInteractable,
@@ -309,12 +317,13 @@ async fn type_keys(
     if p.submit.unwrap_or(false) {
         input::press(tab, "Enter", 0).await?;
     }
-    let value = dom::call_with(tab, &node.object_id, VALUE, &[])
+    let value = dom::call_with(&node.target, &node.object_id, VALUE, &[])
         .await
         .unwrap_or_default();
     Ok(ActionResult::Type(TypeResult {
         tab_id: tab,
         value: value.as_str().unwrap_or_default().to_owned(),
+        changes: None,
     }))
 }
 
@@ -387,10 +396,11 @@ pub async fn select_option(
     let focus = Focus {
         backend_node_id: node.backend_node_id.clone(),
     };
-    let _ = cdp::send(tab, &focus).await;
-    let r = dom::call_with(tab, &node.object_id, SELECT, &[json!(p.values)]).await?;
+    let _ = cdp::send(&node.target, &focus).await;
+    let r = dom::call_with(&node.target, &node.object_id, SELECT, &[json!(p.values)]).await?;
     if r["error"] == "not_select"
-        && dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?["combobox"] == true
+        && dom::call_with(&node.target, &node.object_id, ARIA_COMBOBOX, &[]).await?["combobox"]
+            == true
     {
         return select_aria(tab, &node, &p.values).await;
     }
@@ -398,6 +408,7 @@ pub async fn select_option(
         None => Ok(ActionResult::SelectOption(SelectOptionResult {
             tab_id: tab,
             selected: serde_json::from_value(r["selected"].clone()).unwrap_or_default(),
+            changes: None,
         })),
         Some("missing") => Err(BridgeError::invalid_action(format!(
             "{} has no option with value or label {}; options: {}",
@@ -447,13 +458,14 @@ async fn select_aria(
     let option_at = format!("function (i) {{ {ARIA_OPTIONS} return ariaOptions(this)[i]; }}");
     let mut selected = Vec::new();
     for want in values {
-        let state = dom::call_with(tab, &node.object_id, ARIA_COMBOBOX, &[]).await?;
+        let state = dom::call_with(&node.target, &node.object_id, ARIA_COMBOBOX, &[]).await?;
         if state["expanded"] != true {
             input::click_node(tab, node).await?;
         }
         let mut waited = 0;
         let found = loop {
-            let found = dom::call_with(tab, &node.object_id, &find, &[json!(want)]).await?;
+            let found =
+                dom::call_with(&node.target, &node.object_id, &find, &[json!(want)]).await?;
             let ready = found["index"].as_i64().is_some_and(|i| i >= 0);
             if ready || waited >= OPTIONS_WAIT_MS {
                 break found;
@@ -486,13 +498,13 @@ async fn select_aria(
             await_promise: Some(false),
             user_gesture: Some(true),
         };
-        let object_id = cdp::send(tab, &call)
+        let object_id = cdp::send(&node.target, &call)
             .await?
             .result
             .object_id
             .ok_or_else(|| BridgeError::internal("the option vanished"))?;
         let described = cdp::send(
-            tab,
+            &node.target,
             &DescribeNode {
                 object_id: Some(object_id.clone()),
                 ..DescribeNode::default()
@@ -507,10 +519,12 @@ async fn select_aria(
             backend_node_id: described.node.backend_node_id,
             object_id,
             label: format!("option {}", quote(&label)),
+            target: node.target.clone(),
+            frames: node.frames.clone(),
         };
         input::click_node(tab, &option).await?;
         let took = dom::call_on(
-            tab,
+            &node.target,
             &node.object_id,
             TOOK,
             vec![
@@ -530,6 +544,7 @@ async fn select_aria(
     Ok(ActionResult::SelectOption(SelectOptionResult {
         tab_id: tab,
         selected,
+        changes: None,
     }))
 }
 
@@ -558,7 +573,7 @@ pub async fn upload_file(
     p: UploadFile,
 ) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
-    if dom::call_with(tab, &node.object_id, FILES, &[])
+    if dom::call_with(&node.target, &node.object_id, FILES, &[])
         .await?
         .is_null()
     {
@@ -571,10 +586,10 @@ pub async fn upload_file(
         files: files.to_vec(),
         backend_node_id: node.backend_node_id.clone(),
     };
-    cdp::send(tab, &set(&p.paths)).await.map_err(|e| {
+    cdp::send(&node.target, &set(&p.paths)).await.map_err(|e| {
         BridgeError::invalid_action(format!("could not set the files: {}", e.detail()))
     })?;
-    let files = dom::call_with(tab, &node.object_id, FILES, &[]).await?;
+    let files = dom::call_with(&node.target, &node.object_id, FILES, &[]).await?;
     let files = files.as_array().cloned().unwrap_or_default();
     let unreadable: Vec<&str> = files
         .iter()
@@ -583,7 +598,7 @@ pub async fn upload_file(
         .map(|(_, path)| path.as_str())
         .collect();
     if !unreadable.is_empty() {
-        let _ = cdp::send(tab, &set(&[])).await;
+        let _ = cdp::send(&node.target, &set(&[])).await;
         return Err(BridgeError::invalid_action(format!(
             "cannot read {}: give absolute paths of existing files on the backend's machine",
             unreadable.join(", ")
@@ -596,98 +611,5 @@ pub async fn upload_file(
     Ok(ActionResult::UploadFile(UploadFileResult {
         tab_id: tab,
         files: names,
-    }))
-}
-
-/// Scrolls `this` (an element, or the document's scrolling element; with
-/// `this` null: the document, else the largest visible container that can move
-/// that way) and reports `{scrolled, x, y, dx, dy}`.
-const SCROLL: &str = r#"function (direction, amount) {
-  'use strict';
-  const root = document.scrollingElement || document.documentElement;
-  const isPage = (el) => el === root || el === document.documentElement || el === document.body;
-  const describe = (el) => {
-    if (isPage(el)) return 'document';
-    let d = el.tagName.toLowerCase();
-    if (el.id) d += '#' + el.id;
-    if (typeof el.className === 'string' && el.className.trim()) d += '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.');
-    const label = el.getAttribute('aria-label');
-    if (label) d += ' "' + label.trim().slice(0, 40) + '"';
-    return d;
-  };
-  const offsets = (el) => isPage(el) ? [window.scrollX, window.scrollY] : [el.scrollLeft, el.scrollTop];
-  const by = (el) => {
-    const page = isPage(el);
-    const w = page ? window.innerWidth : el.clientWidth;
-    const h = page ? window.innerHeight : el.clientHeight;
-    const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
-    const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
-    const [x0, y0] = offsets(el);
-    if (page) window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
-    else el.scrollBy({ left: dx, top: dy, behavior: 'instant' });
-    const [x, y] = offsets(el);
-    return { scrolled: describe(el), x, y, dx: x - x0, dy: y - y0 };
-  };
-  if (this) return by(this);
-  const page = by(root);
-  if (page.dx !== 0 || page.dy !== 0) return page;
-  // The document did not move: an app shell scrolls a container instead.
-  const vertical = direction === 'up' || direction === 'down';
-  const forward = direction === 'down' || direction === 'right';
-  const canMove = (el) => {
-    const s = getComputedStyle(el);
-    const overflow = vertical ? s.overflowY : s.overflowX;
-    if (!/(auto|scroll|overlay)/.test(overflow)) return false;
-    const [pos, client, size] = vertical
-      ? [el.scrollTop, el.clientHeight, el.scrollHeight]
-      : [el.scrollLeft, el.clientWidth, el.scrollWidth];
-    return forward ? pos + client < size - 1 : pos > 0;
-  };
-  const visibleArea = (el) => {
-    const r = el.getBoundingClientRect();
-    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
-    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
-    return w > 0 && h > 0 ? w * h : 0;
-  };
-  let best = null, bestArea = 0;
-  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
-    if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
-    if (!canMove(el)) continue;
-    const area = visibleArea(el);
-    if (area > bestArea) { best = el; bestArea = area; }
-  }
-  return best ? by(best) : page;
-}"#;
-
-/// `scroll` the page or a container.
-///
-/// # Errors
-/// `element_not_found` / `element_stale` for a container target.
-pub async fn scroll(app: &App, tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> {
-    let direction = match p.direction {
-        ScrollDirection::Up => "up",
-        ScrollDirection::Down => "down",
-        ScrollDirection::Left => "left",
-        ScrollDirection::Right => "right",
-    };
-    let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
-    let moved = match p.target()? {
-        Some(target) => {
-            let node = dom::resolve(app, tab, target).await?;
-            dom::call_with(tab, &node.object_id, SCROLL, &args).await?
-        }
-        None => {
-            let expression = format!("({SCROLL}).call(null, {}, {})", args[0], args[1]);
-            let r = cdp::send(tab, &Evaluate::by_value(expression)).await?;
-            r.result.value.unwrap_or_default()
-        }
-    };
-    Ok(ActionResult::Scroll(ScrollResult {
-        tab_id: tab,
-        scroll_x: moved["x"].as_f64().unwrap_or_default(),
-        scroll_y: moved["y"].as_f64().unwrap_or_default(),
-        scrolled: moved["scrolled"].as_str().map(str::to_owned),
-        delta_x: moved["dx"].as_f64(),
-        delta_y: moved["dy"].as_f64(),
     }))
 }

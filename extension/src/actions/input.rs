@@ -6,9 +6,11 @@
 //! descendant (across open shadow roots). A covered click point is retried once
 //! with the element scrolled to the viewport's centre (clear of sticky and fixed
 //! bars); the hit test is repeated after the mouse moves (hover styles), and where
-//! the press landed is checked. Key names are read by [`crate::core::keys`].
+//! the press landed is checked. Key names are read by [`crate::core::keys`]. An
+//! element of an out-of-process iframe is scrolled, measured and hit-tested in its
+//! frame's session and pressed at its point in the tab ([`super::frames`]).
 
-use browser_bridge_cdp::dom::{GetBoxModel, GetNodeForLocation, ScrollIntoViewIfNeeded};
+use browser_bridge_cdp::dom::{GetBoxModel, ScrollIntoViewIfNeeded};
 use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, MouseEventType};
 use browser_bridge_cdp::page::GetLayoutMetrics;
 use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
@@ -21,8 +23,9 @@ use std::rc::Rc;
 
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
+use crate::actions::frames::{self, Reach};
 use crate::app::App;
-use crate::cdp;
+use crate::cdp::{self, Target};
 use crate::core::keys::{is_known_key, key_events};
 use crate::core::messages::{cap, quote};
 
@@ -83,8 +86,11 @@ const RECORD: &str = r#"function () {
   const rec = { elsewhere: null };
   // The element's own <label> forwards the click to it.
   const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
+  // A press that removed the element (a suggestion list that closes on mousedown)
+  // ends its click where the element was: the release landing elsewhere is fine.
   rec.listen = (e) => {
-    if (rec.elsewhere === null && !own(e.composedPath())) {
+    if (rec.elsewhere === null && !own(e.composedPath())
+        && (e.type === 'mousedown' || el.isConnected)) {
       const t = e.composedPath()[0];
       let d = t && t.tagName ? t.tagName.toLowerCase() : 'the page';
       if (t && t.id) d += '#' + t.id;
@@ -113,17 +119,41 @@ const STATE: &str = r#"function () {
   return { disabled: !!this.disabled || this.getAttribute('aria-disabled') === 'true' };
 }"#;
 
+/// What `click` reads first, in one call: `{disabled: true}` ([`STATE`]), else
+/// [`DROPDOWN_OPTION`]'s `{dropdown, disabled}`, else `{labelPoint}`
+/// ([`LABEL_POINT`]'s answer).
+fn first_look() -> String {
+    format!(
+        "function () {{ if (({STATE}).call(this).disabled) return {{ disabled: true }}; \
+         const option = ({DROPDOWN_OPTION}).call(this); if (option) return option; \
+         return {{ labelPoint: ({LABEL_POINT}).call(this) }}; }}"
+    )
+}
+
 /// Waits (at most ~600 ms) until the element's box stops moving (a smooth scroll,
 /// a transition) and returns the viewport's size `{w, h}` (CSS px, without
 /// scrollbars). Frames and timers both drive it, so a background tab cannot stall it.
+/// In a same-origin iframe the box model is in the top page's viewport, so that is
+/// the one measured (the outermost window the frame can reach).
+/// When nothing can be moving it — no animation or transition runs in the document
+/// and no scroller from it to the root scrolls smoothly — it answers at once.
 const SETTLE: &str = r#"function () {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const size = () => {
-    const d = document.documentElement;
-    return { w: Math.min(innerWidth, (d && d.clientWidth) || innerWidth),
-             h: Math.min(innerHeight, (d && d.clientHeight) || innerHeight) };
+    let win = window;
+    try { while (win.parent !== win && win.parent.document) win = win.parent; } catch (e) {}
+    const d = win.document.documentElement;
+    return { w: Math.min(win.innerWidth, (d && d.clientWidth) || win.innerWidth),
+             h: Math.min(win.innerHeight, (d && d.clientHeight) || win.innerHeight) };
   };
   if (!el) return size();
+  const smooth = () => {
+    for (let n = el; n; n = n.parentElement || (n.getRootNode().host || null)) {
+      if (getComputedStyle(n).scrollBehavior === 'smooth') return true;
+    }
+    return false;
+  };
+  if (document.getAnimations().length === 0 && !smooth()) return size();
   const key = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
   const end = Date.now() + 600;
   return new Promise((done) => {
@@ -158,7 +188,7 @@ const SCROLL_CENTRE: &str = r#"function () {
 /// outside the viewport after scrolling.
 pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
     cdp::send(
-        tab,
+        &node.target,
         &ScrollIntoViewIfNeeded {
             backend_node_id: node.backend_node_id.clone(),
         },
@@ -179,9 +209,9 @@ fn not_interactable(node: &Node, why: &str) -> BridgeError {
 /// that lies inside the viewport (CSS px, viewport), so that an element straddling
 /// an edge is pressed where it can be seen.
 async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
-    let viewport = dom::call_on(tab, &node.object_id, SETTLE, Vec::new()).await?;
+    let viewport = dom::call_on(&node.target, &node.object_id, SETTLE, Vec::new()).await?;
     let model = cdp::send(
-        tab,
+        &node.target,
         &GetBoxModel {
             backend_node_id: node.backend_node_id.clone(),
         },
@@ -212,6 +242,32 @@ async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeErro
             "outside the viewport after scrolling (clipped by a scroll container?)",
         ));
     }
+    if node.frames.is_empty() {
+        return Ok((
+            ((left + right) / 2.0).floor(),
+            ((top + bottom) / 2.0).floor(),
+        ));
+    }
+    // In an out-of-process iframe: from the frame's viewport to the tab's, where
+    // the part that shows must be inside the tab's viewport too.
+    let (dx, dy) = frames::offset(&node.frames).await?;
+    let tab_viewport = cdp::send(tab, &GetLayoutMetrics {})
+        .await?
+        .css_layout_viewport;
+    let (left, right) = (
+        (left + dx).max(0.0),
+        (right + dx).min(tab_viewport.client_width),
+    );
+    let (top, bottom) = (
+        (top + dy).max(0.0),
+        (bottom + dy).min(tab_viewport.client_height),
+    );
+    if right - left < 1.0 || bottom - top < 1.0 {
+        return Err(not_interactable(
+            node,
+            "outside the viewport after scrolling (its frame is scrolled out of view)",
+        ));
+    }
     Ok((
         ((left + right) / 2.0).floor(),
         ((top + bottom) / 2.0).floor(),
@@ -229,7 +285,7 @@ pub async fn clear_click_point(tab: TabId, node: &Node) -> Result<(f64, f64), Br
     let point = click_point(tab, node).await?;
     match hit_test(tab, node, point).await {
         Err(e) if e.code == ErrorCode::ElementNotInteractable => {
-            dom::call_on(tab, &node.object_id, SCROLL_CENTRE, Vec::new()).await?;
+            dom::call_on(&node.target, &node.object_id, SCROLL_CENTRE, Vec::new()).await?;
             let point = visible_point(tab, node).await?;
             hit_test(tab, node, point).await?;
             Ok(point)
@@ -244,42 +300,50 @@ pub async fn clear_click_point(tab: TabId, node: &Node) -> Result<(f64, f64), Br
 /// # Errors
 /// `element_not_interactable` naming the covering element.
 pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(), BridgeError> {
-    // `DOM.getNodeForLocation` takes document coordinates (measured on Chromium
-    // 156), the box model gives viewport ones: add the page's scroll offset.
-    let viewport = cdp::send(tab, &GetLayoutMetrics {})
-        .await?
-        .css_layout_viewport;
-    let location = GetNodeForLocation {
-        x: (x + viewport.page_x).round() as i64,
-        y: (y + viewport.page_y).round() as i64,
-        include_user_agent_shadow_dom: false,
-        ignore_pointer_events_none: false,
+    // In an out-of-process iframe, the tab's hit test finds the <iframe>
+    // element: each frame on the way must be hit there, then the frame's own
+    // hit test decides, at the point inside it.
+    let (target, local) = match frames::through_frames(&node.frames, (x, y)).await? {
+        Reach::Inside(local) if node.frames.is_empty() => (Target::from(tab), local),
+        Reach::Inside(local) => (node.target.clone(), local),
+        Reach::Covered(target, hit) => {
+            let cover = match dom::resolve_backend(&target, hit).await {
+                Ok(object) => dom::describe(&target, &object).await,
+                Err(_) => "another element".into(),
+            };
+            return Err(covered(node, (x, y), &cover));
+        }
     };
-    let hit = cdp::send(tab, &location).await?.backend_node_id;
+    let hit = frames::node_at(&target, local).await?;
     if hit == node.backend_node_id {
         return Ok(());
     }
-    let hit_object = dom::resolve_backend(tab, hit).await?;
-    if contains(tab, &node.object_id, &hit_object).await? {
+    let hit_object = dom::resolve_backend(&target, hit).await?;
+    if contains(&target, &node.object_id, &hit_object).await? {
         return Ok(());
     }
-    let cover = dom::describe(tab, &hit_object).await;
-    Err(BridgeError::new(
+    let cover = dom::describe(&target, &hit_object).await;
+    Err(covered(node, (x, y), &cover))
+}
+
+/// `element_not_interactable`: `node` is covered by `cover` at `(x, y)`.
+fn covered(node: &Node, (x, y): (f64, f64), cover: &str) -> BridgeError {
+    BridgeError::new(
         ErrorCode::ElementNotInteractable,
         format!(
             "{} is covered at its click point ({x:.0}, {y:.0}) by {cover}: deal with the cover, then retry",
             node.label
         ),
-    ))
+    )
 }
 
 async fn contains(
-    tab: TabId,
+    target: &Target,
     object_id: &RemoteObjectId,
     other: &RemoteObjectId,
 ) -> Result<bool, BridgeError> {
     let arguments = vec![CallArgument::ObjectId(other.clone())];
-    Ok(dom::call_on(tab, object_id, CONTAINS, arguments).await? == Value::Bool(true))
+    Ok(dom::call_on(target, object_id, CONTAINS, arguments).await? == Value::Bool(true))
 }
 
 fn button(b: Option<MouseButton>) -> CdpButton {
@@ -296,19 +360,20 @@ fn button(b: Option<MouseButton>) -> CdpButton {
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
     let node = dom::resolve(app, tab, p.target()?).await?;
-    if dom::call_on(tab, &node.object_id, STATE, Vec::new()).await?["disabled"] == true {
+    // One call: the disabled state, the drop-down option, the label's point.
+    let first = dom::call_on(&node.target, &node.object_id, &first_look(), Vec::new()).await?;
+    if first["dropdown"] == true {
+        return pick_option(app, tab, &node, first["disabled"] == true).await;
+    }
+    if first["disabled"] == true {
         return Err(BridgeError::new(
             ErrorCode::ElementNotInteractable,
             format!("{} is disabled", node.label),
         ));
     }
-    let option = dom::call_on(tab, &node.object_id, DROPDOWN_OPTION, Vec::new()).await?;
-    if option["dropdown"] == true {
-        return pick_option(app, tab, &node, option["disabled"] == true).await;
-    }
     // A control drawn by its label (a hidden checkbox under a styled span) is
     // pressed at its label; anything else where a person's click would land.
-    let by_label = dom::call_on(tab, &node.object_id, LABEL_POINT, Vec::new()).await?;
+    let by_label = &first["labelPoint"];
     let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
         (Some(x), Some(y)) => {
             hit_test(tab, &node, (x, y)).await?;
@@ -342,7 +407,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         if at != point {
             cdp::send(tab, &moved(at)).await?;
         }
-        let recording = dom::call_on(tab, &node_in.object_id, RECORD, Vec::new())
+        let recording = dom::call_on(&node_in.target, &node_in.object_id, RECORD, Vec::new())
             .await
             .is_ok();
         for n in 1..=count {
@@ -359,7 +424,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         if recording {
             // Absent after a navigation: the document that got the press is gone.
             if let Ok(Value::String(elsewhere)) =
-                dom::call_on(tab, &node_in.object_id, LANDED, Vec::new()).await
+                dom::call_on(&node_in.target, &node_in.object_id, LANDED, Vec::new()).await
             {
                 *refused_in.borrow_mut() = Some(BridgeError::new(
                     ErrorCode::ElementNotInteractable,
@@ -385,6 +450,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         url: report.url,
         navigated: report.navigated,
         effects: report.effects,
+        changes: None,
     }))
 }
 
@@ -434,14 +500,16 @@ async fn pick_option(
         user_gesture: Some(true),
     };
     let watch = Watch::start(app, tab).await;
+    let target = node.target.clone();
     let report = watch
-        .run(async move { cdp::send(tab, &call).await.map(|_| ()) })
+        .run(async move { cdp::send(&target, &call).await.map(|_| ()) })
         .await?;
     Ok(ActionResult::Click(ClickResult {
         tab_id: tab,
         url: report.url,
         navigated: report.navigated,
         effects: report.effects,
+        changes: None,
     }))
 }
 
@@ -511,5 +579,6 @@ pub async fn press_key(app: &App, tab: TabId, p: PressKey) -> Result<ActionResul
     Ok(ActionResult::PressKey(PressKeyResult {
         tab_id: tab,
         effects: report.effects,
+        changes: None,
     }))
 }

@@ -5,10 +5,13 @@
 pub mod dom;
 pub mod effects;
 pub mod evaluate;
+pub mod fill;
 pub mod forms;
+pub mod frames;
 pub mod input;
 pub mod navigation;
 pub mod page;
+pub mod scroll;
 pub mod tabs;
 
 use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
@@ -29,14 +32,19 @@ use navigation::Go;
 /// `beforeunload` prompt is accepted instead when the action asks for it
 /// (`beforeUnload: "accept"`). Not for
 /// `evaluate` (its dialogs are answered at once, §7), `click` and `press_key`
-/// (they report the dialog as a side effect, [`effects`]) or `handle_dialog`.
+/// (they report the dialog as a side effect, [`effects`]), `fill_form` (its
+/// steps come through here one by one) or `handle_dialog`.
 ///
 /// # Errors
 /// The action's [`BridgeError`]; `invalid_action` for a dialog as above.
 pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
     if matches!(
         action,
-        Action::Evaluate(_) | Action::Click(_) | Action::PressKey(_) | Action::HandleDialog(_)
+        Action::Evaluate(_)
+            | Action::Click(_)
+            | Action::PressKey(_)
+            | Action::HandleDialog(_)
+            | Action::FillForm(_)
     ) {
         return run_action(app, tab, action).await;
     }
@@ -80,10 +88,19 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
     }
 }
 
-/// The `invalid_action` of an action that a dialog interrupted.
+/// The `invalid_action` of an action that a dialog interrupted. An action that
+/// changes the page may have done its part before the dialog opened (`type` with
+/// `submit`: the text typed, then Enter alerting), so it says to look first
+/// rather than to retry blindly.
 pub fn dialog_error(tab: TabId, action: &str, dialog: &DialogInfo) -> BridgeError {
+    let then = match action {
+        "type" | "select_option" | "upload_file" | "call_page_tool" | "fill_form" => {
+            "then extract before retrying: the action may have taken effect before it opened"
+        }
+        _ => "then retry",
+    };
     BridgeError::invalid_action(format!(
-        "tab {tab}: {} dialog opened during {action} ({}): answer it with handle_dialog, then retry",
+        "tab {tab}: {} dialog opened during {action} ({}): answer it with handle_dialog, {then}",
         with_article(dialog.dialog_type.as_str()),
         quote(&dialog.message)
     ))
@@ -100,15 +117,18 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::Type(p) => forms::type_text(app, tab, p).await,
         Action::PressKey(p) => input::press_key(app, tab, p).await,
         Action::SelectOption(p) => forms::select_option(app, tab, p).await,
-        Action::Scroll(p) => forms::scroll(app, tab, p).await,
+        Action::Scroll(p) => scroll::scroll(app, tab, p).await,
         Action::WaitFor(p) => page::wait_for(app, tab, p).await,
         Action::Evaluate(p) => evaluate::evaluate(app, tab, p).await,
         Action::Screenshot(p) => page::screenshot(tab, p).await,
         Action::UploadFile(p) => forms::upload_file(app, tab, p).await,
         Action::HandleDialog(p) => page::handle_dialog(app, tab, p).await,
-        Action::Extract(_) => crate::extract::extract(app, tab).await,
+        Action::Extract(p) => crate::extract::extract(app, tab, p).await,
         Action::ListPageTools(p) => crate::page_tools::list_page_tools(tab, p).await,
         Action::CallPageTool(p) => crate::page_tools::call_page_tool(tab, p).await,
+        Action::FillForm(p) => fill::fill_form(app, tab, p).await,
+        // Run by the dispatcher, part by part, under the tab's lock.
+        Action::Batch(_) => Err(BridgeError::internal("batch routed as one action")),
         // Answered by the dispatcher before a tab is resolved.
         Action::ListTabs(_) | Action::OpenTab(_) | Action::CloseTab(_) => {
             Err(BridgeError::internal("tab-less action routed to a tab"))

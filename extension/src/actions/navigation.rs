@@ -3,6 +3,9 @@
 //! [`LOAD_AFTER_DOM_CONTENT_MS`] (`loadPending`), or a same-document commit, and
 //! reports `navigation_failed` with Chrome's net error.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use browser_bridge_cdp::network::{self, LoadingFailed};
 use browser_bridge_cdp::page::{
     DomContentEventFired, FrameNavigated, GetNavigationHistory, LoadEventFired,
@@ -37,14 +40,31 @@ pub const LOAD_AFTER_DOM_CONTENT_MS: u32 = 1_500;
 pub struct LoadWatch {
     loaded: Receiver<LoadEventFired>,
     dom_content: Receiver<DomContentEventFired>,
+    /// Kept so that its filter sees the main frame's commit.
+    _committed: Receiver<FrameNavigated>,
 }
 
 impl LoadWatch {
-    /// Arms `Page.loadEventFired` and `Page.domContentEventFired` on `tab`.
+    /// Arms `Page.loadEventFired` and `Page.domContentEventFired` on `tab`,
+    /// counting only those after a main-frame `Page.frameNavigated`: the document
+    /// being left may still fire its own (a load held up by an `alert` that was
+    /// just answered), and that must not pass for the new document's.
     pub fn start(app: &App, tab: TabId) -> LoadWatch {
+        let committed = Rc::new(Cell::new(false));
+        let seen = Rc::clone(&committed);
+        let navigated = app.events.wait_where(tab, move |e: &FrameNavigated| {
+            seen.set(seen.get() || e.is_main_frame());
+            e.is_main_frame()
+        });
+        let (after_load, after_dom) = (Rc::clone(&committed), committed);
         LoadWatch {
-            loaded: app.events.wait(tab),
-            dom_content: app.events.wait(tab),
+            loaded: app
+                .events
+                .wait_where(tab, move |_: &LoadEventFired| after_load.get()),
+            dom_content: app
+                .events
+                .wait_where(tab, move |_: &DomContentEventFired| after_dom.get()),
+            _committed: navigated,
         }
     }
 
@@ -56,6 +76,7 @@ impl LoadWatch {
         let LoadWatch {
             loaded,
             dom_content,
+            _committed,
         } = self;
         let first = select(loaded, dom_content);
         match select(first, TimeoutFuture::new(LOAD_TIMEOUT_MS)).await {

@@ -73,7 +73,7 @@ async fn probe(
         }
         ElementTarget::Uid(_) => match dom::resolve(app, tab, target).await {
             Ok(node) => Ok(
-                if dom::call_on(tab, &node.object_id, VISIBLE, Vec::new()).await? == true {
+                if dom::call_on(&node.target, &node.object_id, VISIBLE, Vec::new()).await? == true {
                     "visible"
                 } else {
                     "hidden"
@@ -226,5 +226,6 @@ pub async fn handle_dialog(
         tab_id: tab,
         dialog_type: dialog.dialog_type,
         message: dialog.message,
+        changes: None,
     }))
 }

@@ -188,6 +188,7 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
                 active: t.active,
                 agent_window: agent == Some(t.window_id),
                 session: app.sessions.has(id),
+                client: None,
             })
         })
         .collect();

@@ -505,7 +505,7 @@ fn on_settings(
 
 fn on_text(conn: &mut Conn, text: &str, clock: Clock, fx: &mut Vec<Effect>) {
     let phase = conn.phase;
-    match Message::decode(text) {
+    match Message::decode_from_backend(text) {
         Ok(Message::Challenge(challenge)) if phase == Phase::Connecting => {
             let answer = conn
                 .pending

@@ -6,7 +6,8 @@
 //! with layout and [`COMPUTED_STYLES`], all same-origin frames) and
 //! `Runtime.evaluate` of `innerText` go out together; then
 //! `Accessibility.getFullAXTree` of the main frame, then one per same-origin iframe
-//! the snapshot found, together. (The renderer runs these one at a time anyway,
+//! the snapshot found, together; out-of-process iframes are captured in their
+//! own sessions ([`frames`]) and merged in place. (The renderer runs these one at a time anyway,
 //! so asking for the tree after the snapshot costs nothing and lets huge pages
 //! skip it.) On pages over `AX_TREE_MAX_NODES` nodes, or when the tree fails or
 //! takes over [`AX_TIMEOUT_MS`], elements come from the snapshot alone
@@ -14,10 +15,14 @@
 //! overrides prototypes cannot change what the agent reads. The uids come from
 //! the session's cache (§6).
 
+pub mod frames;
+
 use browser_bridge_cdp::gather;
 use browser_bridge_cdp::page::FrameId;
+use browser_bridge_page::frames::merge_frames;
 use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
-use browser_bridge_page::{PageInputs, shape_extract};
+use browser_bridge_page::{PageInputs, shape_extract_with};
+use browser_bridge_protocol::action::Extract;
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use futures::future::join_all;
 
@@ -32,17 +37,24 @@ const GATHER_TIMEOUT_MS: u32 = 15_000;
 /// element list stands in.
 pub const AX_TIMEOUT_MS: u32 = 8_000;
 
-/// Reads the page of `tab`: markdown, text, elements with uids, obstacle.
+/// Reads the page of `tab`: markdown, text, elements with uids, obstacle; shaped
+/// by the options of `p` (`scope`, `query`, `part`: §6 "Options", applied by
+/// [`shape_extract_with`] on the whole page gathered as always).
 ///
 /// # Errors
 /// `timeout` when CDP does not answer in time, `internal_error` naming the CDP method
-/// otherwise, `session_not_found` when the session ended meanwhile.
-pub async fn extract(app: &App, tab: TabId) -> Result<ActionResult, BridgeError> {
-    let inputs = gather(tab).await?;
+/// otherwise, `session_not_found` when the session ended meanwhile; for the
+/// options, `element_not_found`/`element_stale` (scope) and `invalid_action` (a
+/// part past the last).
+pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, BridgeError> {
+    let mut inputs = gather(tab).await?;
+    let ax = !inputs.ax_trees.is_empty();
+    let frames = frames::capture(app, tab, ax).await;
+    merge_frames(&mut inputs, frames);
     app.sessions
-        .with(tab, |s| shape_extract(tab, &inputs, &mut s.uids))
+        .with(tab, |s| shape_extract_with(tab, &inputs, &mut s.uids, &p))
+        .ok_or_else(|| no_tab(tab))?
         .map(ActionResult::Extract)
-        .ok_or_else(|| no_tab(tab))
 }
 
 /// The CDP half of `extract`: snapshot, accessibility trees, innerText.

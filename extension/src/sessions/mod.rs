@@ -11,6 +11,7 @@
 //! - [`requests`]: the `Fetch` interception of document requests, child targets;
 //! - [`routing`]: which debugger events the sessions handle;
 //! - [`dialogs`]: JavaScript dialogs (§5, §7);
+//! - [`frames`]: out-of-process iframes, their child sessions and slots;
 //! - [`opened`]: tabs opened by session tabs;
 //! - [`persist`]: the mirror in `chrome.storage.session` for a restarted worker;
 //! - [`popup`]: the popup's session list.
@@ -18,6 +19,7 @@
 pub mod attach;
 pub mod dialogs;
 pub mod end;
+pub mod frames;
 pub mod opened;
 pub mod persist;
 pub mod policy;
@@ -81,6 +83,7 @@ struct Registry {
     policy: policy::State,
     opened: Vec<(TabId, browser_bridge_protocol::result::OpenedTab)>,
     persist: persist::State,
+    frames: frames::State,
 }
 
 /// The sessions of this worker: a cheap handle (clones share the registry).
@@ -132,6 +135,7 @@ impl Sessions {
     /// Removes a session without ending it (no event).
     fn remove(&self, tab: TabId) -> Option<Session> {
         let session = self.reg.borrow_mut().sessions.remove(&tab);
+        self.forget_frames(tab);
         self.persist();
         spawn_local(self.sync_net_rule());
         session

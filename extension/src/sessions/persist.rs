@@ -116,6 +116,7 @@ impl Sessions {
 
     /// Takes back a session a previous worker left.
     pub fn restore(&self, session: Session) {
+        self.reserve_slots(&session.uids);
         self.insert(session);
         wasm_bindgen_futures::spawn_local(self.sync_net_rule());
     }

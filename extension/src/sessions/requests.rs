@@ -4,10 +4,11 @@
 //! continued when its host is allowed, failed (`BlockedByClient`) when blocked.
 //! Out-of-process iframes navigate through their own targets, which the tab's
 //! `Fetch` does not see: each such child target gets the same `Fetch` and
-//! auto-attach before it runs.
+//! auto-attach before it runs (and `Page`, for [`super::frames`]).
 
 use browser_bridge_cdp::Command;
 use browser_bridge_cdp::fetch::{self, ContinueRequest, FailRequest, RequestPaused};
+use browser_bridge_cdp::page;
 use browser_bridge_cdp::runtime::RunIfWaitingForDebugger;
 use browser_bridge_cdp::target::{AttachedToTarget, SetAutoAttach};
 use browser_bridge_protocol::{BridgeError, ErrorCode, SessionEndReason, TabId};
@@ -100,17 +101,23 @@ impl Sessions {
         });
     }
 
-    /// `Target.attachedToTarget` (from the tab or from a child): an iframe target
-    /// gets the same `Fetch` interception and auto-attach as the tab; every new
-    /// target, whatever its type, is then let run, so that none stays paused.
-    pub(super) fn on_attached(&self, tab: TabId, attached: AttachedToTarget) {
-        let child = attached.session_id.0;
+    /// `Target.attachedToTarget` (from the tab, or from the child session
+    /// `parent`): an iframe target is recorded ([`super::frames`]) and gets the
+    /// same `Fetch` interception and auto-attach as the tab; every new target,
+    /// whatever its type, is then let run, so that none stays paused.
+    pub(super) fn on_attached(&self, tab: TabId, parent: Option<&str>, attached: AttachedToTarget) {
         let iframe = attached.target_info.kind == "iframe";
+        if iframe {
+            self.on_frame_attached(tab, parent, &attached);
+        }
+        let child = attached.session_id.0;
         let waiting = attached.waiting_for_debugger;
         spawn_local(async move {
             if iframe {
                 send_logged(tab, Some(&child), &fetch::Enable::documents()).await;
                 send_logged(tab, Some(&child), &SetAutoAttach::paused_children()).await;
+                // Its `Page.frameNavigated` tells a new document (new uids).
+                send_logged(tab, Some(&child), &page::Enable {}).await;
             }
             if waiting {
                 send_logged(tab, Some(&child), &RunIfWaitingForDebugger {}).await;

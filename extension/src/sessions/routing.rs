@@ -4,8 +4,10 @@
 use browser_bridge_cdp::Event as _;
 use browser_bridge_cdp::fetch::RequestPaused;
 use browser_bridge_cdp::inspector::{TargetCrashed, TargetReloadedAfterCrash};
-use browser_bridge_cdp::page::{FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening};
-use browser_bridge_cdp::target::AttachedToTarget;
+use browser_bridge_cdp::page::{
+    FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, WindowOpen,
+};
+use browser_bridge_cdp::target::{AttachedToTarget, DetachedFromTarget};
 use browser_bridge_protocol::{SessionEndReason, TabId};
 use serde_json::Value;
 
@@ -16,6 +18,7 @@ pub fn always_routed(method: &str) -> bool {
     [
         RequestPaused::METHOD,
         AttachedToTarget::METHOD,
+        DetachedFromTarget::METHOD,
         JavascriptDialogOpening::METHOD,
         JavascriptDialogClosed::METHOD,
         FrameNavigated::METHOD,
@@ -28,7 +31,19 @@ pub fn always_routed(method: &str) -> bool {
 /// The events of child targets (`onEvent` with a `sessionId`) that
 /// [`Sessions::on_child_event`] handles.
 pub fn child_routed(method: &str) -> bool {
-    method == RequestPaused::METHOD || method == AttachedToTarget::METHOD
+    [
+        RequestPaused::METHOD,
+        AttachedToTarget::METHOD,
+        DetachedFromTarget::METHOD,
+        FrameNavigated::METHOD,
+    ]
+    .contains(&method)
+}
+
+/// Events of a child target that are side effects of the tab's own actions too:
+/// a frame's `window.open` (`Page.windowOpen`) opens a tab for the tab.
+pub fn child_to_tab(method: &str) -> bool {
+    method == WindowOpen::METHOD
 }
 
 /// `params` as `E`; `None` (the event is ignored) when they do not fit.
@@ -53,7 +68,12 @@ impl Sessions {
             }
             AttachedToTarget::METHOD => {
                 if let Some(attached) = decode(params) {
-                    self.on_attached(tab, attached);
+                    self.on_attached(tab, None, attached);
+                }
+            }
+            DetachedFromTarget::METHOD => {
+                if let Some(detached) = decode::<DetachedFromTarget>(params) {
+                    self.on_frame_detached(tab, &detached.session_id.0);
                 }
             }
             FrameNavigated::METHOD => {
@@ -81,7 +101,17 @@ impl Sessions {
             }
             AttachedToTarget::METHOD => {
                 if let Some(attached) = decode(params) {
-                    self.on_attached(tab, attached);
+                    self.on_attached(tab, Some(child), attached);
+                }
+            }
+            DetachedFromTarget::METHOD => {
+                if let Some(detached) = decode::<DetachedFromTarget>(params) {
+                    self.on_frame_detached(tab, &detached.session_id.0);
+                }
+            }
+            FrameNavigated::METHOD => {
+                if let Some(navigated) = decode::<FrameNavigated>(params) {
+                    self.on_child_frame_navigated(tab, child, &navigated.frame.id.0);
                 }
             }
             _ => {}

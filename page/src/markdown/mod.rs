@@ -8,6 +8,8 @@ mod table;
 use super::content::{self, Content};
 use super::dom::{Dom, Kind};
 
+use std::ops::Range;
+
 use super::url;
 use browser_bridge_protocol::extract::MARKDOWN_MAX_BYTES;
 use browser_bridge_protocol::text::floor_char_boundary;
@@ -31,6 +33,32 @@ pub fn page_markdown(dom: &Dom<'_>) -> Markdown {
 
 /// [`page_markdown`] with the content analysis already made.
 pub fn content_markdown(dom: &Dom<'_>, content: &Content) -> Markdown {
+    join_blocks(&content_blocks(dom, content), MARKDOWN_MAX_BYTES)
+}
+
+/// The blocks of the main content, uncut: the root's, led by the article's title
+/// when the root has no top heading.
+///
+/// With a modal dialog open ([`content::modal_dialog`]) the dialog's content
+/// comes first, then [`INERT_NOTE`], then the page behind it.
+pub fn content_blocks(dom: &Dom<'_>, content: &Content) -> Vec<String> {
+    let mut blocks = page_blocks(dom, content);
+    if let Some(dialog) = content::modal_dialog(dom) {
+        let mut first = render(dom, &content::visible_only(dom, dialog), dialog);
+        first.push(INERT_NOTE.to_owned());
+        // A dialog big enough to be kept in the page's own content is not repeated.
+        blocks.retain(|b| !first.contains(b));
+        first.append(&mut blocks);
+        blocks = first;
+    }
+    blocks
+}
+
+/// The line between a modal dialog's content and the page behind it.
+pub const INERT_NOTE: &str =
+    "*(A modal dialog is open: the page below is inert until it is closed.)*";
+
+fn page_blocks(dom: &Dom<'_>, content: &Content) -> Vec<String> {
     let mut blocks = render(dom, content, content.root);
     // The article's own title often sits just outside the chosen root (a header
     // above the body text): lead with it when the root has no top heading.
@@ -39,7 +67,7 @@ pub fn content_markdown(dom: &Dom<'_>, content: &Content) -> Markdown {
     {
         blocks.insert(0, h1);
     }
-    join_blocks(&blocks, MARKDOWN_MAX_BYTES)
+    blocks
 }
 
 /// The nearest kept `<h1>` before the root in document order (the first one is often
@@ -61,10 +89,24 @@ fn excluded_above(dom: &Dom<'_>, content: &Content, id: usize) -> bool {
 
 /// Joins blocks with blank lines, keeping whole blocks within `max` bytes. A first
 /// block larger than the budget is cut on a char boundary so something is returned.
+/// A fenced block (a field's value, a code listing) that does not fit and is over
+/// a third of `max` is cut inside its fence to that third, so that one huge field
+/// does not push out everything after it.
 pub fn join_blocks(blocks: &[String], max: usize) -> Markdown {
     let mut text = String::new();
-    for (i, b) in blocks.iter().enumerate() {
+    let mut truncated = false;
+    for b in blocks {
         let sep = if text.is_empty() { 0 } else { 2 };
+        let shortened;
+        let mut b = b.as_str();
+        if text.len() + sep + b.len() > max
+            && b.len() > max / 3
+            && let Some(cut) = cut_fenced(b, max / 3)
+        {
+            shortened = cut;
+            b = &shortened;
+            truncated = true;
+        }
         if text.len() + sep + b.len() > max {
             if text.is_empty() {
                 text.push_str(&b[..floor_char_boundary(b, max)]);
@@ -78,12 +120,66 @@ pub fn join_blocks(blocks: &[String], max: usize) -> Markdown {
             text.push_str("\n\n");
         }
         text.push_str(b);
-        let _ = i;
     }
-    Markdown {
-        text,
-        truncated: false,
+    Markdown { text, truncated }
+}
+
+/// The whole Markdown of `blocks` (joined with blank lines, nothing cut) and its
+/// parts of at most `max` bytes, as byte ranges of it that follow each other, so
+/// that the parts put end to end are the whole. A part ends where a block ends
+/// (the blank line after it stays with it); a block longer than `max` is cut after
+/// a line break, else on a char boundary. Empty Markdown is one empty part.
+pub fn split_parts(blocks: &[String], max: usize) -> (String, Vec<Range<usize>>) {
+    let whole = blocks.join("\n\n");
+    let mut starts = Vec::with_capacity(blocks.len());
+    let mut at = 0;
+    for b in blocks {
+        starts.push(at);
+        at += b.len() + 2;
     }
+    let max = max.max(4);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while whole.len() - start > max {
+        let limit = start + max;
+        // The last block start within the budget, else the last line start, else
+        // the last char boundary.
+        let end = starts
+            .iter()
+            .copied()
+            .rfind(|&s| s > start && s <= limit)
+            .or_else(|| {
+                whole.as_bytes()[start..limit]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|i| start + i + 1)
+                    .filter(|&e| e > start)
+            })
+            .unwrap_or_else(|| start + floor_char_boundary(&whole[start..], max));
+        // `max` ≥ 4 and a char is at most 4 bytes, so every cut moves forward.
+        parts.push(start..end);
+        start = end;
+    }
+    parts.push(start..whole.len());
+    (whole, parts)
+}
+
+/// A fenced block (its first line opens with three or more backticks or tildes,
+/// its last line is that fence) cut to about `max` bytes inside the fence, with
+/// a last line saying how much was left out; `None` for any other block.
+fn cut_fenced(block: &str, max: usize) -> Option<String> {
+    let (open, rest) = block.split_once('\n')?;
+    let fence: String = open.chars().take_while(|&c| c == '`' || c == '~').collect();
+    let body = rest.strip_suffix(fence.as_str())?.strip_suffix('\n')?;
+    if fence.len() < 3 {
+        return None;
+    }
+    let room = max.saturating_sub(open.len() + fence.len() + 48);
+    let kept = &body[..floor_char_boundary(body, room)];
+    let left = body.len() - kept.len();
+    Some(format!(
+        "{open}\n{kept}\n… ({left} more bytes not shown)\n{fence}"
+    ))
 }
 
 /// The Markdown blocks of the subtree at `id`.
@@ -184,6 +280,10 @@ pub(crate) struct Renderer<'d, 'a> {
 
 impl Renderer<'_, '_> {
     fn walk(&self, id: usize, out: &mut Out, ctx: Ctx) {
+        if let Some(value) = field_value(self.dom, id) {
+            out.block(fenced(value));
+            return;
+        }
         if self.content.excluded[id] {
             return;
         }
@@ -471,6 +571,47 @@ impl Out {
 }
 
 /// Tags that start a block even when styled inline or not laid out.
+/// The whole value of a text field a person sees, for the Markdown (PROTOCOL.md
+/// §6): a `<textarea>` with a value, or a text `<input>` whose value is longer
+/// than an element's [`VALUE_MAX_CHARS`](crate::elements::VALUE_MAX_CHARS).
+/// Never a password.
+fn field_value<'a>(dom: &Dom<'a>, id: usize) -> Option<&'a str> {
+    let node = &dom.nodes[id];
+    let field = match node.tag.as_str() {
+        "textarea" => true,
+        "input" => matches!(
+            dom.attr(id, "type")
+                .unwrap_or("text")
+                .trim()
+                .to_ascii_lowercase()
+                .as_str(),
+            "" | "text" | "search" | "url" | "email" | "tel"
+        ),
+        _ => false,
+    };
+    if !field
+        || node.kind != Kind::Element
+        || !node
+            .layout
+            .is_some_and(|l| !l.invisible && !l.transparent && !l.is_empty())
+        || dom
+            .attr(id, "aria-hidden")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    {
+        return None;
+    }
+    let value = dom.input_value(id).filter(|v| !v.trim().is_empty())?;
+    (node.tag == "textarea" || crate::elements::cut_length(value).is_some()).then_some(value)
+}
+
+/// `value` exactly, in a fenced `text` block whose fence is longer than any run
+/// of backticks inside it.
+fn fenced(value: &str) -> String {
+    let longest = value.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{value}\n{fence}")
+}
+
 fn is_block_tag(tag: &str) -> bool {
     matches!(
         tag,

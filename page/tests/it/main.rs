@@ -4,7 +4,9 @@
 //!
 //! Run one topic with `cargo test -p browser-bridge-page --test it -- obstacle::`.
 
+mod clickables;
 mod elements;
 mod labelled;
 mod markdown;
 mod obstacle;
+mod options;

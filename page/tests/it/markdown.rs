@@ -106,6 +106,34 @@ fn truncation_keeps_whole_blocks() {
     assert_eq!((wide.text.as_str(), wide.truncated), ("éé", true));
 }
 
+/// One huge field or listing is cut inside its fence, and what follows it stays.
+#[test]
+fn a_huge_fenced_block_is_cut_and_what_follows_stays() {
+    let huge = format!("```text\n{}\n```", "y".repeat(40_000));
+    let blocks = vec![
+        "Before the fields.".to_owned(),
+        huge,
+        "After the fields.".to_owned(),
+    ];
+    let md = join_blocks(&blocks, 30_000);
+    assert!(md.truncated);
+    assert!(md.text.len() <= 30_000, "{}", md.text.len());
+    assert!(md.text.starts_with("Before the fields.\n\n```text\nyyy"));
+    assert!(
+        md.text
+            .ends_with(" more bytes not shown)\n```\n\nAfter the fields."),
+        "{}",
+        &md.text[md.text.len() - 80..]
+    );
+    // A paragraph over the budget still ends the markdown, as before.
+    let long = vec!["a".repeat(100), "b".repeat(100), "c".to_owned()];
+    let cut = join_blocks(&long, 150);
+    assert_eq!(
+        (cut.text.as_str(), cut.truncated),
+        ("a".repeat(100).as_str(), true)
+    );
+}
+
 #[test]
 fn link_farms_go_title_lists_stay_and_tracking_urls_lose_their_url() {
     let md = markdown("linkfarm");

@@ -82,6 +82,10 @@ fn el(role: &str, name: &str) -> Element {
         multiline: None,
         readonly: None,
         options: None,
+        frame_origin: None,
+        value_length: None,
+        clickable: None,
+        hint: None,
     }
 }
 

@@ -100,6 +100,7 @@ pub async fn run_tasks<B: Bridge>(
             url: Some(format!("{site}{}", task.path)),
             max_steps,
             timeout,
+            observe: true,
         };
         let report = runner::run_task(bridge, model, &options, &mut StderrProgress).await;
         let ok = passed(task.expect, &report);

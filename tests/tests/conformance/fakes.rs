@@ -168,6 +168,11 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             if let Some(thrown) = expression.strip_prefix("throw ") {
                 return error("invalid_action", &format!("Uncaught {thrown}"));
             }
+            if expression == "return window.__conformanceKeys" {
+                return Ok(
+                    json!({"action": "evaluate", "tabId": TAB, "type": "number", "value": 3}),
+                );
+            }
             let n: u64 = expression
                 .trim_start_matches("return ")
                 .parse()
@@ -177,6 +182,18 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
         "list_tabs" => Ok(
             json!({"action": "list_tabs", "tabs": [{"tabId": TAB, "windowId": 1,
             "url": "about:blank", "title": "", "active": true, "agentWindow": true, "session": true}]}),
+        ),
+        "click" if action["selector"] == "#conformance-edit" => {
+            Ok(json!({"action": "click", "tabId": TAB, "url": "about:blank"}))
+        }
+        "type" => Ok(json!({"action": "type", "tabId": TAB, "value": action["text"]})),
+        // The beforeunload check's page prompts on a reload that reports it.
+        "reload" if action["beforeUnload"] == "accept" => {
+            Ok(json!({"action": "reload", "tabId": TAB, "url": "about:blank", "title": ""}))
+        }
+        "reload" => Ok(
+            json!({"action": "reload", "tabId": TAB, "url": "about:blank", "title": "",
+            "loadPending": true, "dialog": {"type": "beforeunload", "message": ""}}),
         ),
         "click" => error(
             "element_not_found",
@@ -209,6 +226,39 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             json!({"action": "handle_dialog", "tabId": TAB, "dialogType": "alert",
                    "message": "conformance dialog"}),
         ),
+        // Each field is set as asked and read back.
+        "fill_form" => {
+            let fields: Vec<Value> = action["fields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, f)| json!({"index": i, "value": f["value"]}))
+                .collect();
+            Ok(json!({"action": "fill_form", "tabId": TAB, "fields": fields}))
+        }
+        // Each action in order, as on its own.
+        "batch" => {
+            let stop = action["stopOnError"] != false;
+            let mut results = Vec::new();
+            for (i, part) in action["actions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                match act(part, count, out) {
+                    Ok(result) => results.push(json!({"index": i, "result": result})),
+                    Err(error) => {
+                        results.push(json!({"index": i, "error": error}));
+                        if stop {
+                            break;
+                        }
+                    }
+                }
+            }
+            Ok(json!({"action": "batch", "tabId": TAB, "results": results}))
+        }
         other => error("internal_error", &format!("the fake does not do {other}")),
     }
 }

@@ -400,6 +400,13 @@ async fn a_dialog_from_a_page_handler_ends_type_hover_and_select_option_at_once(
             e.message.contains(message) && e.message.contains("handle_dialog"),
             "{name}: {e}"
         );
+        // type and select_option may have done their part: look before retrying.
+        let changes_the_page = name != "hover";
+        assert_eq!(
+            e.message.contains("extract before retrying"),
+            changes_the_page,
+            "{name}: {e}"
+        );
         let handled = stack
             .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
             .await

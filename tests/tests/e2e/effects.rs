@@ -140,3 +140,112 @@ async fn wait_for_states_and_timeout() {
     assert_eq!(never.code, "timeout", "{never}");
     assert!(never.message.contains("#never"), "{never}");
 }
+
+/// Side effects that start one task after the input (a form submission, handlers
+/// deferred with `setTimeout(…, 0)` or a microtask) are reported like immediate
+/// ones; same-document changes are not navigations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn effects_one_task_after_the_input() {
+    let stack = Stack::start().await.expect("stack");
+    let page = "effects/deferred.html";
+    let tab = stack.open(page, None).await.expect("navigate");
+    let click = |selector: &str| json!({ "action": "click", "tabId": tab, "selector": selector });
+    let second = stack.fixtures.url("second.html");
+
+    // A submit button: the form's navigation is awaited and reported.
+    let r = stack.act(click("#submit")).await.expect("submit");
+    assert_eq!(r["navigated"], true, "{r}");
+    assert!(
+        r["url"].as_str().unwrap().starts_with(&second),
+        "{r} should be on {second}"
+    );
+    assert_eq!(
+        stack.eval(tab, "return document.title").await.unwrap(),
+        "Second fixture"
+    );
+
+    // Enter in a text field submits its form (implicit submission): press_key
+    // returns after the navigation it caused.
+    stack.open(page, Some(tab)).await.expect("back");
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "selector": "#query" }))
+        .await
+        .expect("focus the field");
+    stack
+        .act(json!({ "action": "press_key", "tabId": tab, "key": "Enter" }))
+        .await
+        .expect("Enter");
+    assert_eq!(
+        stack.eval(tab, "return document.title").await.unwrap(),
+        "Second fixture",
+        "the implicit submission had loaded when press_key answered"
+    );
+
+    // A navigation deferred by a timer.
+    stack.open(page, Some(tab)).await.expect("back");
+    let r = stack.act(click("#later-nav")).await.expect("later nav");
+    assert_eq!(
+        (r["navigated"].clone(), r["url"].clone()),
+        (json!(true), json!(second)),
+        "{r}"
+    );
+
+    // Tabs opened one task or one microtask later.
+    for selector in ["#later-open", "#then-open"] {
+        stack.open(page, Some(tab)).await.expect("back");
+        let r = stack.act(click(selector)).await.expect(selector);
+        let opened = r["openedTabs"].as_array().cloned().unwrap_or_default();
+        assert_eq!(opened.len(), 1, "{selector}: {r}");
+        assert_eq!(
+            opened[0]["url"],
+            stack.fixtures.url("basic.html"),
+            "{selector}: {r}"
+        );
+        assert_eq!(r["navigated"], false, "{selector}: {r}");
+        let opened_tab = opened[0]["tabId"].as_i64().unwrap();
+        stack
+            .act(json!({ "action": "close_tab", "tabId": opened_tab }))
+            .await
+            .expect("close the opened tab");
+    }
+
+    // A dialog one task later: reported, and it blocks until handled.
+    stack.open(page, Some(tab)).await.expect("back");
+    let r = stack.act(click("#later-alert")).await.expect("later alert");
+    assert_eq!(
+        r["dialog"],
+        json!({ "type": "alert", "message": "Later" }),
+        "{r}"
+    );
+    stack
+        .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
+        .await
+        .expect("handle_dialog");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.getElementById('out').textContent")
+            .await
+            .unwrap(),
+        "alerted"
+    );
+
+    // pushState and a fragment link keep the document: not navigated, uids kept.
+    let extract = stack
+        .act(json!({ "action": "extract", "tabId": tab }))
+        .await
+        .expect("extract");
+    let push = browser_bridge_tests::harness::uid_of(&extract, "button", "Push state");
+    let r = stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": push }))
+        .await
+        .expect("pushState");
+    assert_eq!(r["navigated"], false, "{r}");
+    assert!(r["url"].as_str().unwrap().ends_with("?pushed=1"), "{r}");
+    let r = stack.act(click("#hash")).await.expect("fragment link");
+    assert_eq!(r["navigated"], false, "{r}");
+    assert!(r["url"].as_str().unwrap().ends_with("#details"), "{r}");
+    stack
+        .act(json!({ "action": "click", "tabId": tab, "uid": push }))
+        .await
+        .expect("the uid still names the button");
+}

@@ -2,21 +2,14 @@
 //! headless Chromium) on the fixture pages of `tests/fixtures/extract/`.
 
 use browser_bridge_tests::harness::{Stack, uid_of};
-use serde_json::{Value, json};
-
-async fn extract(stack: &Stack, tab: i64) -> Value {
-    stack
-        .act(json!({ "action": "extract", "tabId": tab }))
-        .await
-        .expect("extract")
-}
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn markdown_rules_on_fixture_pages() {
     let stack = Stack::start().await.expect("stack");
 
     let tab = stack.open("extract/cookie.html", None).await.expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     let md = r["markdown"].as_str().expect("markdown");
     assert!(md.starts_with("# Tide tables explained\n\n"), "{md}");
     let guide = stack.fixtures.url("extract/guide.html");
@@ -41,7 +34,7 @@ async fn markdown_rules_on_fixture_pages() {
         .open("extract/huge.html", Some(tab))
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     assert_eq!(r["truncated"]["markdown"], true);
     assert_eq!(r["truncated"]["elements"], true);
     assert!(r["markdown"].as_str().expect("md").len() <= 30_000);
@@ -73,7 +66,7 @@ async fn markdown_rules_on_fixture_pages() {
         .open("extract/deep.html", Some(tab))
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     let md = r["markdown"].as_str().expect("markdown");
     assert!(md.contains("Shallow text about anchors."), "{md}");
     assert!(md.contains("Text at depth fifteen hundred."), "{md}");
@@ -82,7 +75,7 @@ async fn markdown_rules_on_fixture_pages() {
         .open("extract/hidden.html", Some(tab))
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     let md = r["markdown"].as_str().expect("markdown");
     assert!(!md.contains("Secret"), "{md}");
     assert!(md.contains("Visible paragraph two about harbours."), "{md}");
@@ -98,7 +91,7 @@ async fn markdown_rules_on_fixture_pages() {
         .open("extract/table.html", Some(tab))
         .await
         .expect("open");
-    let md = extract(&stack, tab).await["markdown"]
+    let md = stack.extract(tab).await["markdown"]
         .as_str()
         .expect("md")
         .to_owned();
@@ -111,7 +104,7 @@ async fn markdown_rules_on_fixture_pages() {
         .open("extract/shadow.html", Some(tab))
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     let md = r["markdown"].as_str().expect("markdown");
     for text in [
         "## Slotted harbour title",
@@ -136,7 +129,7 @@ async fn elements_cap_and_uid_lifecycle() {
     let stack = Stack::start().await.expect("stack");
 
     let tab = stack.open("extract/many.html", None).await.expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     assert_eq!(r["elements"].as_array().expect("elements").len(), 200);
     assert_eq!(r["truncated"]["elements"], true);
     assert_eq!(r["elements"][0]["uid"], "e0");
@@ -147,7 +140,7 @@ async fn elements_cap_and_uid_lifecycle() {
         .open("extract/spa.html", Some(tab))
         .await
         .expect("open");
-    let first = extract(&stack, tab).await;
+    let first = stack.extract(tab).await;
     let show = uid_of(&first, "button", "Show details");
     let search = uid_of(&first, "searchbox", "Search ports");
     assert_eq!(show, "e200");
@@ -163,13 +156,13 @@ async fn elements_cap_and_uid_lifecycle() {
     assert_eq!(never.code, "element_not_found", "{never}");
 
     // Re-extract keeps uids; pushState (SPA route change) keeps them too.
-    let again = extract(&stack, tab).await;
+    let again = stack.extract(tab).await;
     assert_eq!(again["elements"], first["elements"]);
     stack
         .act(json!({ "action": "click", "tabId": tab, "uid": show }))
         .await
         .expect("click by uid");
-    let routed = extract(&stack, tab).await;
+    let routed = stack.extract(tab).await;
     assert!(
         routed["url"]
             .as_str()
@@ -204,13 +197,13 @@ async fn elements_cap_and_uid_lifecycle() {
         .act(json!({ "action": "click", "tabId": tab, "uid": link }))
         .await
         .expect("click link");
-    let mut second = extract(&stack, tab).await;
+    let mut second = stack.extract(tab).await;
     for _ in 0..50 {
         if second["title"] == "Second page" {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        second = extract(&stack, tab).await;
+        second = stack.extract(tab).await;
     }
     assert_eq!(second["title"], "Second page");
     let gone = stack
@@ -226,7 +219,7 @@ async fn elements_cap_and_uid_lifecycle() {
 async fn login_wall_flagged_and_nav_login_link_not() {
     let stack = Stack::start().await.expect("stack");
     let tab = stack.open("extract/login.html", None).await.expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     assert_eq!(r["obstacle"]["type"], "auth_wall", "{r}");
     assert_eq!(r["obstacle"]["confidence"], "high", "{r}");
 
@@ -234,7 +227,7 @@ async fn login_wall_flagged_and_nav_login_link_not() {
         .open("extract/navlogin.html", Some(tab))
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     assert!(
         r.get("obstacle").is_none(),
         "false obstacle: {}",
@@ -259,7 +252,7 @@ async fn obstacles_from_status_overlay_and_signed_in_signals() {
         )
         .await
         .expect("open");
-    let r = extract(&stack, tab).await;
+    let r = stack.extract(tab).await;
     assert_eq!(r["obstacle"]["type"], "access_denied", "{r}");
     assert_eq!(r["obstacle"]["confidence"], "high", "{r}");
     assert!(
@@ -274,13 +267,13 @@ async fn obstacles_from_status_overlay_and_signed_in_signals() {
         .open("obstacles/auth-keep-reading-delayed.html", Some(tab))
         .await
         .expect("open");
-    let mut r = extract(&stack, tab).await;
+    let mut r = stack.extract(tab).await;
     for _ in 0..30 {
         if r.get("obstacle").is_some() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        r = extract(&stack, tab).await;
+        r = stack.extract(tab).await;
     }
     assert_eq!(r["obstacle"]["type"], "auth_wall", "{r}");
     assert_eq!(r["obstacle"]["confidence"], "medium", "{r}");
@@ -291,7 +284,7 @@ async fn obstacles_from_status_overlay_and_signed_in_signals() {
         "obstacles/neg-news-header-signin-box.html",
     ] {
         stack.open(clear, Some(tab)).await.expect("open");
-        let r = extract(&stack, tab).await;
+        let r = stack.extract(tab).await;
         assert!(r.get("obstacle").is_none(), "{clear}: {}", r["obstacle"]);
     }
 }
@@ -343,4 +336,63 @@ async fn page_tools_listed_and_called() {
         .await
         .expect("list");
     assert_eq!(after["groups"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_modal_dialog_leads_the_markdown() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("extract/modal.html", None).await.expect("open");
+    let page = stack.extract(tab).await;
+    let md = page["markdown"].as_str().unwrap();
+    assert!(
+        !md.contains("Are you sure") && !md.contains("inert"),
+        "{md}"
+    );
+
+    // A `<dialog>` opened with showModal(): its question first, then the page.
+    let delete = uid_of(&page, "button", "Delete report.pdf");
+    stack
+        .act(json!({"action": "click", "tabId": tab, "uid": delete}))
+        .await
+        .expect("click");
+    let page = stack.extract(tab).await;
+    let md = page["markdown"].as_str().unwrap();
+    let question = md.find("Are you sure you want to delete report.pdf?");
+    let note = md.find("the page below is inert");
+    let behind = md.find("Your project files");
+    assert!(md.contains("Confirm delete"), "{md}");
+    assert!(
+        question.is_some() && question < note && note < behind,
+        "dialog, note, page: {md}"
+    );
+    let cancel = uid_of(&page, "button", "Cancel");
+    stack
+        .act(json!({"action": "click", "tabId": tab, "uid": cancel}))
+        .await
+        .expect("cancel");
+    let md = stack.extract(tab).await["markdown"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        !md.contains("Are you sure") && !md.contains("inert"),
+        "{md}"
+    );
+
+    // A visible role=dialog with aria-modal="true".
+    let page = stack.extract(tab).await;
+    let logout = uid_of(&page, "button", "Log out");
+    stack
+        .act(json!({"action": "click", "tabId": tab, "uid": logout}))
+        .await
+        .expect("click");
+    let md = stack.extract(tab).await["markdown"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let warning = md.find("Unsaved changes will be lost.");
+    assert!(
+        warning.is_some() && warning < md.find("the page below is inert"),
+        "{md}"
+    );
 }

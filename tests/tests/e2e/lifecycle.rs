@@ -14,6 +14,9 @@
 //! `worker_stop_to_ack_figures` prints the figure of the closing note (worker stop →
 //! `ack` again, 10 runs) and, for comparison, the same without the waker (the
 //! keep-alive alarm alone, the behaviour before): run it with `-- --nocapture`.
+//! `worker_start_to_ack_figures` prints the cold start (a new worker's start →
+//! its `ack`, 10 runs); its goal (300 ms) is a figure to read, not a bound a
+//! loaded machine could break.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -502,4 +505,77 @@ async fn worker_stop_to_ack_figures() {
         "worker stop → ack, alarm only (before this change): {}",
         summary(&mut without)
     );
+}
+
+/// Attaches to the extension's running service worker; its `performance` figures:
+/// `timeOrigin` (ms since the epoch: when the worker started) and the loader's
+/// marks (`name`, `startTime` ms after `timeOrigin`).
+async fn worker_timeline(stack: &Stack) -> (f64, Vec<(String, f64)>) {
+    let worker = stack
+        .chromium
+        .extension_worker()
+        .await
+        .expect("targets")
+        .expect("a running worker");
+    let attached = stack
+        .chromium
+        .cdp(
+            "Target.attachToTarget",
+            json!({ "targetId": worker.target_id.0, "flatten": true }),
+            None,
+        )
+        .await
+        .expect("attach to the worker");
+    let session = attached["sessionId"].as_str().expect("sessionId");
+    let figures = stack
+        .chromium
+        .eval(
+            session,
+            "return { origin: performance.timeOrigin, \
+             marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]) }",
+        )
+        .await
+        .expect("the worker's performance figures");
+    let _ = stack
+        .chromium
+        .cdp(
+            "Target.detachFromTarget",
+            json!({ "sessionId": session }),
+            None,
+        )
+        .await;
+    let marks = figures["marks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            (
+                m[0].as_str().unwrap_or("").to_owned(),
+                m[1].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    (figures["origin"].as_f64().expect("timeOrigin"), marks)
+}
+
+/// Cold start: from the moment a new worker starts (its `performance.timeOrigin`)
+/// to the backend's `ack` of its connection (`connectedAt`), 10 restarts with a
+/// session open, each back within 5 s. Prints the figure and the loader's marks
+/// of the last run (run with `-- --nocapture`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_start_to_ack_figures() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let mut runs = Vec::new();
+    let mut last_marks = Vec::new();
+    for _ in 0..10 {
+        let (_, after) = stop_and_time(&stack, Duration::from_secs(5)).await;
+        let acked_at = after["connectedAt"].as_u64().expect("connectedAt");
+        let (started_at, marks) = worker_timeline(&stack).await;
+        runs.push((acked_at as f64 - started_at).max(0.0) as u64);
+        last_marks = marks;
+        stack.eval(tab, "return 1").await.expect("act between runs");
+    }
+    let line = summary(&mut runs);
+    eprintln!("worker start → ack: {line}; loader marks of the last run (ms): {last_marks:?}");
 }

@@ -6,7 +6,9 @@
 //! Run one topic with `cargo test -p browser-bridge-tests --test e2e -- lifecycle::`.
 
 mod agent_demo;
+mod clickables;
 mod clicks;
+mod clients;
 mod connection;
 mod controls;
 mod deep_pages;
@@ -16,12 +18,17 @@ mod dialogs;
 mod effects;
 mod evaluate;
 mod extract;
+mod extract_options;
+mod fill;
+mod frames;
 mod input;
 mod lifecycle;
 mod mcp;
 mod navigation;
 mod new_tabs;
+mod observe;
 mod policy;
 mod robustness;
 mod scrolling;
+mod shared_cases;
 mod smoke;

@@ -67,7 +67,7 @@ async fn mcp_drives_the_real_extension() {
         "{text}"
     );
     assert!(text.contains("Hello from the fixture server."), "{text}");
-    assert!(!text.contains("\ntext:\n"), "text only on request: {text}");
+    assert!(!text.contains("\ntext ("), "text only on request: {text}");
     let link = text
         .lines()
         .find(|l| l.ends_with(" link \"Second page\""))
@@ -80,7 +80,7 @@ async fn mcp_drives_the_real_extension() {
     )
     .await;
     assert!(!error, "{text}");
-    assert!(text.contains("\ntext:\n"), "{text}");
+    assert!(text.contains("\ntext (the page's own words"), "{text}");
     assert!(
         text.contains(&format!("{uid} link \"Second page\"")),
         "uids are stable: {text}"
@@ -89,8 +89,14 @@ async fn mcp_drives_the_real_extension() {
     let (error, text, _) =
         browser(&mcp, json!({"action": "click", "uid": uid, "tabId": tab})).await;
     assert!(!error, "{text}");
-    let click: Value = serde_json::from_str(&text).expect("click JSON");
+    // The MCP tool observes by default: the JSON line, then what changed.
+    let (json_line, changes) = text.split_once('\n').expect("JSON, then the changes");
+    let click: Value = serde_json::from_str(json_line).expect("click JSON");
     assert_eq!(click["navigated"], true, "{text}");
+    assert!(
+        changes.starts_with("navigated: a new page is loaded (") && changes.contains("second.html"),
+        "{text}"
+    );
 
     // The navigation replaced the document: the old uid is stale.
     let (error, text, _) =

@@ -150,15 +150,26 @@ async fn tabs_sessions_and_tab_resolution() {
     assert_eq!(user_tab["session"], false);
     assert_ne!(user_tab["windowId"], a["windowId"]);
 
-    // Two sessions: no default; the message lists both candidates.
+    // The caller's current tab is the one it opened last (§5 "Clients").
+    let r = stack
+        .act(json!({ "action": "evaluate", "expression": "return location.pathname" }))
+        .await
+        .expect("current tab");
+    assert_eq!(r["value"], "/second.html");
+    // A client with no current tab yet, two sessions, both another client's:
+    // no default, and the other client's tabs are no candidates (§5 "Clients").
     let ambiguous = stack
-        .act(json!({ "action": "evaluate", "expression": "return 1" }))
+        .act_as(
+            "newcomer",
+            json!({ "action": "evaluate", "expression": "return 1" }),
+        )
         .await
         .unwrap_err();
     assert_eq!(ambiguous.code, "session_not_found");
     assert!(
-        ambiguous.message.contains(&tab_a.to_string())
-            && ambiguous.message.contains(&tab_b.to_string()),
+        ambiguous.message.contains("navigate or open_tab first")
+            && !ambiguous.message.contains(&tab_a.to_string())
+            && !ambiguous.message.contains(&tab_b.to_string()),
         "{ambiguous}"
     );
 
@@ -181,7 +192,7 @@ async fn tabs_sessions_and_tab_resolution() {
         .await
         .expect("session_ended");
     assert_eq!(ended["reason"], "stopped");
-    assert_eq!(ended["actionCount"], 1);
+    assert_eq!(ended["actionCount"], 2);
     let after = stack
         .act(json!({ "action": "evaluate", "tabId": tab_b, "expression": "return 1" }))
         .await

@@ -76,7 +76,11 @@ async fn run_prints_the_answer_and_exits_zero_on_success() {
         "{stderr}"
     );
     // It went through the running serve: the fake extension saw every action.
-    assert_eq!(browser.actions(), ["navigate", "extract", "type", "click"]);
+    // Each action is observed (the agent's default): an extract follows it.
+    assert_eq!(
+        browser.actions(),
+        ["navigate", "extract", "type", "extract", "click", "extract"]
+    );
 }
 
 #[tokio::test]
@@ -216,7 +220,9 @@ async fn run_hosts_the_extension_socket_and_waits_for_the_extension() {
             json!("navigate"),
             json!("extract"),
             json!("type"),
-            json!("click")
+            json!("extract"),
+            json!("click"),
+            json!("extract")
         ]
     );
 }

@@ -195,8 +195,12 @@ async fn a_failed_action_brings_a_reflection_then_a_changed_call_succeeds() {
     assert_eq!(report.answer, "Submitted the claim.");
     assert_eq!(report.reflections, 1);
     assert_eq!(report.steps, 3);
-    // Prelude navigate + extract, then the two clicks.
-    assert_eq!(browser.actions(), ["navigate", "extract", "click", "click"]);
+    // Prelude navigate + extract, then the two clicks; the one that succeeded
+    // is observed (the agent's default): an extract follows it.
+    assert_eq!(
+        browser.actions(),
+        ["navigate", "extract", "click", "click", "extract"]
+    );
     assert_eq!(browser.seen.lock().unwrap()[3]["uid"], "e2");
 
     // The model saw the page before its first step.

@@ -5,9 +5,11 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 
+use browser_bridge_protocol::{Action, TabId};
+
 use super::contract;
 use super::scripted_extension::ScriptedExtension;
-use super::support::{ConfigDir, spawn_serve};
+use super::support::{ConfigDir, call, expect_ok, spawn_serve};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
@@ -70,6 +72,17 @@ async fn http_mcp_on_serve() {
     );
     let ok = post(Some(&dir.token)).await.expect("POST /mcp");
     assert_eq!(ok.status(), 200);
+    // Each initialize gets its own session id: the session is a client.
+    let session = |r: &reqwest::Response| {
+        r.headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let again = post(Some(&dir.token)).await.expect("POST /mcp");
+    assert!(session(&ok).starts_with("mcp-"), "{:?}", ok.headers());
+    assert_ne!(session(&ok), session(&again));
     let body: serde_json::Value = ok.json().await.expect("JSON initialize result");
     assert_eq!(
         body["result"]["serverInfo"]["name"],
@@ -88,4 +101,91 @@ async fn http_mcp_on_serve() {
     contract::calls_pass_through(&client, &mut ext).await;
 
     client.cancel().await.expect("close the MCP session");
+}
+
+/// Two MCP sessions over `/mcp` are two clients: a call without `tabId` goes to
+/// the tab its own session last acted on, and a session that acted on none
+/// leaves the choice to the extension.
+#[tokio::test]
+async fn each_mcp_session_has_its_own_current_tab() {
+    let dir = ConfigDir::new();
+    let serve = spawn_serve(&dir.path).await;
+    let url = format!("http://{}/mcp", serve.addr);
+    let session = || {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .auth_header(dir.token.clone()),
+        );
+        ().serve(transport)
+    };
+    let a = session().await.expect("session a");
+    let b = session().await.expect("session b");
+    let mut ext = ScriptedExtension::connect(&serve.addr, &dir.token).await;
+
+    expect_ok(&call(&a, json!({"action": "extract", "tabId": 7})).await);
+    assert!(matches!(ext.next_action().await, Action::Extract(_)));
+    expect_ok(
+        &call(
+            &a,
+            json!({"action": "click", "uid": "e1", "observe": false}),
+        )
+        .await,
+    );
+    let Action::Click(click) = ext.next_action().await else {
+        panic!("a click")
+    };
+    assert_eq!(click.tab_id, Some(TabId(7)), "a's current tab filled in");
+    expect_ok(
+        &call(
+            &b,
+            json!({"action": "click", "uid": "e1", "observe": false}),
+        )
+        .await,
+    );
+    let Action::Click(click) = ext.next_action().await else {
+        panic!("a click")
+    };
+    assert_eq!(
+        click.tab_id, None,
+        "b has no current tab: the extension resolves"
+    );
+
+    // Two sessions that name one client with `Browser-Bridge-Client` share it.
+    let named = || {
+        let headers = [(
+            reqwest::header::HeaderName::from_static("browser-bridge-client"),
+            reqwest::header::HeaderValue::from_static("team"),
+        )];
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .auth_header(dir.token.clone())
+                .custom_headers(headers.into_iter().collect()),
+        );
+        ().serve(transport)
+    };
+    let (c, d) = (
+        named().await.expect("session c"),
+        named().await.expect("session d"),
+    );
+    expect_ok(&call(&c, json!({"action": "extract", "tabId": 7})).await);
+    assert!(matches!(ext.next_action().await, Action::Extract(_)));
+    expect_ok(
+        &call(
+            &d,
+            json!({"action": "click", "uid": "e1", "observe": false}),
+        )
+        .await,
+    );
+    let Action::Click(click) = ext.next_action().await else {
+        panic!("a click")
+    };
+    assert_eq!(
+        click.tab_id,
+        Some(TabId(7)),
+        "d acts for the client c named"
+    );
+
+    for session in [a, b, c, d] {
+        session.cancel().await.expect("close the session");
+    }
 }

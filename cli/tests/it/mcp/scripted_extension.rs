@@ -78,6 +78,7 @@ fn answer(action: &Action) -> Result<ActionResult, BridgeError> {
             url: "http://127.0.0.1/form".into(),
             navigated: false,
             effects: SideEffects::default(),
+            changes: None,
         })),
         Action::Navigate(navigate) => Ok(ActionResult::Navigate(PageResult::new(
             TabId(7),
@@ -111,6 +112,10 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 multiline: None,
                 readonly: None,
                 options: None,
+                frame_origin: None,
+                value_length: None,
+                clickable: None,
+                hint: None,
             },
             Element {
                 uid: Uid("e7".into()),
@@ -123,9 +128,16 @@ pub(crate) fn sample_extract() -> ExtractResult {
                 multiline: None,
                 readonly: None,
                 options: None,
+                frame_origin: None,
+                value_length: None,
+                clickable: None,
+                hint: None,
             },
         ],
         obstacle: None,
         truncated: None,
+        part: None,
+        parts: None,
+        changes: None,
     }
 }

@@ -1,0 +1,123 @@
+//! `scroll` (PROTOCOL.md §5): the document, else the largest visible container
+//! that can move that way (an app shell), or a target container; the offsets are
+//! read once the page has reacted (two rendering frames, at most 250 ms).
+
+use browser_bridge_cdp::runtime::Evaluate;
+use browser_bridge_protocol::action::{Scroll, ScrollDirection};
+use browser_bridge_protocol::result::ScrollResult;
+use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
+use serde_json::{Value, json};
+
+use crate::actions::dom;
+use crate::app::App;
+use crate::cdp;
+
+/// Scrolls `this` (an element, or the document's scrolling element; with
+/// `this` null: the document, else the largest visible container that can move
+/// that way), waits two rendering frames (at most 250 ms: a hidden tab draws
+/// none) so the page's scroll handlers and `IntersectionObserver` callbacks —
+/// lazy lists, infinite feeds — have run, and reports `{scrolled, x, y, dx, dy}`
+/// as they stand then.
+const SCROLL: &str = r#"async function (direction, amount) {
+  'use strict';
+  const root = document.scrollingElement || document.documentElement;
+  const isPage = (el) => el === root || el === document.documentElement || el === document.body;
+  const describe = (el) => {
+    if (isPage(el)) return 'document';
+    let d = el.tagName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    if (typeof el.className === 'string' && el.className.trim()) d += '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.');
+    const label = el.getAttribute('aria-label');
+    if (label) d += ' "' + label.trim().slice(0, 40) + '"';
+    return d;
+  };
+  const offsets = (el) => isPage(el) ? [window.scrollX, window.scrollY] : [el.scrollLeft, el.scrollTop];
+  const move = (el) => {
+    const page = isPage(el);
+    const w = page ? window.innerWidth : el.clientWidth;
+    const h = page ? window.innerHeight : el.clientHeight;
+    const dx = direction === 'left' ? -(amount ?? w) : direction === 'right' ? (amount ?? w) : 0;
+    const dy = direction === 'up' ? -(amount ?? h) : direction === 'down' ? (amount ?? h) : 0;
+    const [x0, y0] = offsets(el);
+    if (page) window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    else el.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    const [x, y] = offsets(el);
+    return { el, x0, y0, moved: x !== x0 || y !== y0 };
+  };
+  const frames = () => new Promise((resolve) => {
+    setTimeout(resolve, 250);
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  });
+  const report = async (m) => {
+    await frames();
+    const [x, y] = offsets(m.el);
+    return { scrolled: describe(m.el), x, y, dx: x - m.x0, dy: y - m.y0 };
+  };
+  if (this) return report(move(this));
+  const page = move(root);
+  if (page.moved) return report(page);
+  // The document did not move: an app shell scrolls a container instead.
+  const vertical = direction === 'up' || direction === 'down';
+  const forward = direction === 'down' || direction === 'right';
+  const canMove = (el) => {
+    const s = getComputedStyle(el);
+    const overflow = vertical ? s.overflowY : s.overflowX;
+    if (!/(auto|scroll|overlay)/.test(overflow)) return false;
+    const [pos, client, size] = vertical
+      ? [el.scrollTop, el.clientHeight, el.scrollHeight]
+      : [el.scrollLeft, el.clientWidth, el.scrollWidth];
+    return forward ? pos + client < size - 1 : pos > 0;
+  };
+  const visibleArea = (el) => {
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0);
+    const h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    return w > 0 && h > 0 ? w * h : 0;
+  };
+  let best = null, bestArea = 0;
+  for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) continue;
+    if (!canMove(el)) continue;
+    const area = visibleArea(el);
+    if (area > bestArea) { best = el; bestArea = area; }
+  }
+  return report(best ? move(best) : page);
+}"#;
+
+/// `scroll` the page or a container.
+///
+/// # Errors
+/// `element_not_found` / `element_stale` for a container target.
+pub async fn scroll(app: &App, tab: TabId, p: Scroll) -> Result<ActionResult, BridgeError> {
+    let direction = match p.direction {
+        ScrollDirection::Up => "up",
+        ScrollDirection::Down => "down",
+        ScrollDirection::Left => "left",
+        ScrollDirection::Right => "right",
+    };
+    let args = [json!(direction), p.amount.map_or(Value::Null, |a| json!(a))];
+    let moved = match p.target()? {
+        Some(target) => {
+            let node = dom::resolve(app, tab, target).await?;
+            dom::call_with(&node.target, &node.object_id, SCROLL, &args).await?
+        }
+        None => {
+            let expression = format!("({SCROLL}).call(null, {}, {})", args[0], args[1]);
+            let evaluate = Evaluate {
+                await_promise: Some(true),
+                ..Evaluate::by_value(expression)
+            };
+            let r = cdp::send(tab, &evaluate).await?;
+            r.result.value.unwrap_or_default()
+        }
+    };
+    Ok(ActionResult::Scroll(ScrollResult {
+        tab_id: tab,
+        scroll_x: moved["x"].as_f64().unwrap_or_default(),
+        scroll_y: moved["y"].as_f64().unwrap_or_default(),
+        scrolled: moved["scrolled"].as_str().map(str::to_owned),
+        delta_x: moved["dx"].as_f64(),
+        delta_y: moved["dy"].as_f64(),
+        changes: None,
+    }))
+}

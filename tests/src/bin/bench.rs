@@ -1,0 +1,596 @@
+//! `browser-bridge-bench`: how fast the real stack answers, beside a reference on
+//! the same machine. Starts `browser-bridge serve` (the binary given by
+//! `--backend`, a release build) and headless Chromium with the built extension
+//! once, then times each figure and prints a Markdown table: our p50/p99 (ms) and
+//! the reference's, with their ratio.
+//!
+//! | figure | ours | reference |
+//! |---|---|---|
+//! | `evaluate` `return 1` | `POST /v1/act` | `Runtime.evaluate` over Chromium's own CDP pipe |
+//! | `list_tabs` | `POST /v1/act` | `Target.getTargets` over the pipe |
+//! | `click`, `type`, `press_key` | `POST /v1/act` on `bench/static.html` | the bare `Input.dispatch*Event` / `Input.insertText` calls over the pipe |
+//! | `extract` | 2 000 controls (`bench/controls-2000.html`), the corpus median | Playwright `ariaSnapshot({mode: 'ai'})` of the same pages, when `node` and `playwright-core` are installed |
+//!
+//! plus the bytes a model reads to finish two tasks three ways (full extract after
+//! every action, observed actions + `extract {since: "last"}`, Playwright MCP's
+//! snapshot per action: `browser_bridge_tests::reading`), an HTTP round trip that stays in the backend (`GET /v1/hello`: the share
+//! of HTTP in the figures above), the wasm size (raw, gzip) and Chromium start →
+//! extension `ack`. A part
+//! whose input is absent (the corpus, Playwright) is skipped with a note.
+//!
+//! Usually run through `cargo xtask bench`, which builds the release pieces first.
+#![allow(clippy::print_stdout)] // the test tools print their reports on stdout
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use browser_bridge_tests::fixtures::StaticServer;
+use browser_bridge_tests::harness::{Built, Stack, StackOptions, workspace_root};
+use clap::Parser;
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(
+    name = "browser-bridge-bench",
+    version,
+    about = "browser-bridge: latency of the real stack beside raw CDP and Playwright"
+)]
+struct Cli {
+    /// The `browser-bridge` binary to serve with (a release build).
+    #[arg(long)]
+    backend: PathBuf,
+    /// The built extension (`extension/dist`).
+    #[arg(long)]
+    extension: Option<PathBuf>,
+    /// The corpus pages (`<name>/source.html`); skipped when absent.
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Samples of each fast figure (evaluate, list_tabs, raw CDP).
+    #[arg(long, default_value_t = 300)]
+    samples: usize,
+    /// Samples of each input action (click, type, press_key).
+    #[arg(long, default_value_t = 60)]
+    input_samples: usize,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("browser-bridge-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Milliseconds of each sample.
+#[derive(Debug, Clone, Default)]
+struct Samples(Vec<f64>);
+
+impl Samples {
+    /// The `q` quantile (nearest rank), ms.
+    fn quantile(&self, q: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+        v[rank - 1]
+    }
+
+    fn p50(&self) -> f64 {
+        self.quantile(0.5)
+    }
+
+    fn p99(&self) -> f64 {
+        self.quantile(0.99)
+    }
+}
+
+/// One line of the table.
+struct Row {
+    figure: String,
+    ours: Option<Samples>,
+    reference: Option<(String, Samples)>,
+    note: String,
+}
+
+impl Row {
+    fn new(figure: &str, ours: Samples, reference: Option<(&str, Samples)>) -> Row {
+        Row {
+            figure: figure.to_owned(),
+            ours: Some(ours),
+            reference: reference.map(|(name, s)| (name.to_owned(), s)),
+            note: String::new(),
+        }
+    }
+
+    fn note(figure: &str, note: impl Into<String>) -> Row {
+        Row {
+            figure: figure.to_owned(),
+            ours: None,
+            reference: None,
+            note: note.into(),
+        }
+    }
+}
+
+/// Times `n` runs of `f` (after two warm-up runs), ms each.
+async fn time<F, Fut>(n: usize, mut f: F) -> Result<Samples>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
+    for _ in 0..2 {
+        f().await?;
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        f().await?;
+        out.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(Samples(out))
+}
+
+async fn act(stack: &Stack, action: Value) -> Result<Value> {
+    stack
+        .act(action.clone())
+        .await
+        .with_context(|| format!("{action}"))
+}
+
+async fn run(cli: Cli) -> Result<()> {
+    let root = &workspace_root();
+    let extension_dist = cli
+        .extension
+        .clone()
+        .unwrap_or_else(|| root.join("extension").join("dist"));
+    let built = Built {
+        extension_dist: extension_dist.clone(),
+        backend_bin: cli.backend.clone(),
+    };
+    let stack = Stack::start_with(StackOptions {
+        built: Some(built),
+        ..StackOptions::default()
+    })
+    .await?;
+    let mut rows = Vec::new();
+    let n = cli.samples;
+
+    // evaluate, against Runtime.evaluate on another tab of the same page.
+    eprintln!("bench: stack up; evaluate, list_tabs, input");
+    let tab = stack.open("bench/static.html", None).await?;
+    let (raw_target, raw) = stack
+        .chromium
+        .open_page(&stack.fixtures.url("bench/static.html"))
+        .await?;
+    let ours = time(n, || async {
+        let r = act(
+            &stack,
+            json!({"action": "evaluate", "tabId": tab, "expression": "return 1"}),
+        )
+        .await?;
+        if r["value"] != 1 {
+            bail!("evaluate answered {r}");
+        }
+        Ok(())
+    })
+    .await?;
+    let reference = time(n, || async {
+        stack
+            .chromium
+            .cdp(
+                "Runtime.evaluate",
+                json!({"expression": "1", "returnByValue": true}),
+                Some(&raw),
+            )
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "evaluate `return 1`",
+        ours,
+        Some(("CDP Runtime.evaluate", reference)),
+    ));
+
+    // The HTTP share of the figures: a round trip that never leaves the backend.
+    let http = reqwest::Client::new();
+    let hello = format!("{}/v1/hello?nonce={}", stack.base_url, "A".repeat(22));
+    let ours = time(n, || async {
+        let r = http.get(&hello).send().await?;
+        if !r.status().is_success() {
+            bail!("GET /v1/hello answered {}", r.status());
+        }
+        r.bytes().await?;
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new("HTTP round trip (`GET /v1/hello`)", ours, None));
+
+    let ours = time(n, || async {
+        act(&stack, json!({"action": "list_tabs"}))
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    let reference = time(n, || async {
+        stack
+            .chromium
+            .cdp("Target.getTargets", json!({}), None)
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "list_tabs",
+        ours,
+        Some(("CDP Target.getTargets", reference)),
+    ));
+
+    // Input on a static page: what the actions cost beside the bare CDP input calls.
+    let m = cli.input_samples;
+    let (x, y) = centre(&stack, &raw, "#count").await?;
+    let click = time(m, || async {
+        act(
+            &stack,
+            json!({"action": "click", "tabId": tab, "selector": "#count"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    let raw_click = time(m, || async {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            let event = json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
+            stack
+                .chromium
+                .cdp("Input.dispatchMouseEvent", event, Some(&raw))
+                .await?;
+        }
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new(
+        "click (static page)",
+        click,
+        Some(("CDP mouse move, press, release", raw_click)),
+    ));
+    let typed = time(m, || async {
+        act(
+            &stack,
+            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    stack
+        .chromium
+        .eval(&raw, "document.getElementById('q').focus(); return 1")
+        .await?;
+    let raw_type = time(m, || async {
+        stack
+            .chromium
+            .cdp("Input.insertText", json!({"text": "hello"}), Some(&raw))
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "type `hello` (static page)",
+        typed,
+        Some(("CDP Input.insertText", raw_type)),
+    ));
+    let pressed = time(m, || async {
+        act(
+            &stack,
+            json!({"action": "press_key", "tabId": tab, "key": "a"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    let raw_press = time(m, || async {
+        for kind in ["keyDown", "keyUp"] {
+            let event = json!({"type": kind, "key": "a", "code": "KeyA", "text": "a",
+                "windowsVirtualKeyCode": 65});
+            stack
+                .chromium
+                .cdp("Input.dispatchKeyEvent", event, Some(&raw))
+                .await?;
+        }
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new(
+        "press_key `a` (static page)",
+        pressed,
+        Some(("CDP key down, up", raw_press)),
+    ));
+    let _ = stack.chromium.close_target(&raw_target).await;
+
+    // Extract: the 2 000-control page and the corpus, beside Playwright when installed.
+    let playwright = playwright_available(root);
+    let controls_url = stack.fixtures.url("bench/controls-2000.html");
+    stack.open("bench/controls-2000.html", Some(tab)).await?;
+    let extract = time(10, || async {
+        act(&stack, json!({"action": "extract", "tabId": tab}))
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    let reference = match &playwright {
+        Ok(()) => match playwright_times(root, &[controls_url], 10) {
+            Ok(ms) => Some(("Playwright ariaSnapshot ai", Samples(ms))),
+            Err(e) => {
+                rows.push(Row::note(
+                    "Playwright, 2 000 controls",
+                    format!("failed: {e:#}"),
+                ));
+                None
+            }
+        },
+        Err(why) => {
+            rows.push(Row::note("Playwright reference", why.clone()));
+            None
+        }
+    };
+    rows.push(Row {
+        figure: "extract, 2 000 controls".into(),
+        ours: Some(extract),
+        reference: reference.map(|(n, s)| (n.to_owned(), s)),
+        note: String::new(),
+    });
+    let corpus = cli
+        .corpus
+        .clone()
+        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
+    eprintln!("bench: extract of the corpus");
+    match corpus_pages(&corpus) {
+        Ok(pages) => {
+            let server = StaticServer::start_dir(corpus.clone()).await?;
+            let urls: Vec<String> = pages
+                .iter()
+                .map(|p| server.url(&format!("{p}/source.html")))
+                .collect();
+            let mut ours = Vec::new();
+            for url in &urls {
+                act(
+                    &stack,
+                    json!({"action": "navigate", "tabId": tab, "url": url}),
+                )
+                .await?;
+                let t = Instant::now();
+                act(&stack, json!({"action": "extract", "tabId": tab})).await?;
+                ours.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            let reference = match &playwright {
+                Ok(()) => match playwright_times(root, &urls, 1) {
+                    Ok(ms) => Some(("Playwright ariaSnapshot ai".to_owned(), Samples(ms))),
+                    Err(e) => {
+                        rows.push(Row::note("Playwright, corpus", format!("failed: {e:#}")));
+                        None
+                    }
+                },
+                Err(_) => None,
+            };
+            rows.push(Row {
+                figure: format!("extract, corpus ({} pages; p50 = median page)", urls.len()),
+                ours: Some(Samples(ours)),
+                reference,
+                note: String::new(),
+            });
+        }
+        Err(why) => rows.push(Row::note("extract, corpus", why)),
+    }
+
+    eprintln!("bench: bytes a model reads, three ways");
+    let reading = browser_bridge_tests::reading::measure(&stack, tab, &corpus).await?;
+
+    let mut table = render(&rows);
+    table.push('\n');
+    table.push_str(&sizes(&extension_dist, &stack));
+    table.push_str("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
+    table.push_str(&browser_bridge_tests::reading::table(&reading.0));
+    if let Some(skipped) = reading.1 {
+        table.push_str(&format!("\ncorpus task: {skipped}\n"));
+    }
+    println!("{table}");
+    Ok(())
+}
+
+/// The centre of `selector` in the page of CDP session `session` (CSS px).
+async fn centre(stack: &Stack, session: &str, selector: &str) -> Result<(f64, f64)> {
+    let js = format!(
+        "const r = document.querySelector({}).getBoundingClientRect(); \
+         return [r.x + r.width / 2, r.y + r.height / 2]",
+        json!(selector)
+    );
+    let v = stack.chromium.eval(session, &js).await?;
+    Ok((
+        v[0].as_f64().context("x")?.floor(),
+        v[1].as_f64().context("y")?.floor(),
+    ))
+}
+
+/// The corpus page names (directories with a `source.html`), sorted; `Err` with
+/// a note when there are none.
+fn corpus_pages(dir: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| format!("skipped: no corpus at {} ({e})", dir.display()))?;
+    let mut pages: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("source.html").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    pages.sort();
+    if pages.is_empty() {
+        return Err(format!(
+            "skipped: no <page>/source.html under {}",
+            dir.display()
+        ));
+    }
+    Ok(pages)
+}
+
+/// The Playwright script: opens each URL (argv) in headless Chromium
+/// (`/usr/bin/chromium`, or `$CHROMIUM`) and times `ariaSnapshot({mode: 'ai'})`
+/// `repeat` times; prints one JSON array of ms.
+const PLAYWRIGHT_JS: &str = r#"
+const { chromium } = require('playwright-core');
+(async () => {
+  const [repeat, ...urls] = process.argv.slice(1);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const page = await browser.newPage();
+  const out = [];
+  for (const url of urls) {
+    await page.goto(url, { waitUntil: 'load', timeout: 15000 }).catch(() => {});
+    for (let i = 0; i < Number(repeat) + 1; i++) {
+      const t = performance.now();
+      if (page.ariaSnapshot) await page.ariaSnapshot({ mode: 'ai', timeout: 15000 });
+      else await page.locator('body').ariaSnapshot({ mode: 'ai', timeout: 15000 });
+      if (i > 0 || Number(repeat) === 1) out.push(performance.now() - t);
+      if (Number(repeat) === 1) break;
+    }
+  }
+  await browser.close();
+  console.log(JSON.stringify(out));
+})().catch((e) => { console.error(e); process.exit(1); });
+"#;
+
+/// `Ok` when `node` runs and resolves `playwright-core` (from the workspace root
+/// or `$NODE_PATH`); else the note saying what is missing.
+fn playwright_available(root: &Path) -> Result<(), String> {
+    let probe = std::process::Command::new("node")
+        .current_dir(root)
+        .args(["-e", "require.resolve('playwright-core')"])
+        .output();
+    match probe {
+        Err(_) => Err("skipped: `node` is not installed".into()),
+        Ok(o) if !o.status.success() => {
+            Err("skipped: playwright-core is not installed (npm i playwright-core)".into())
+        }
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Longest run of the Playwright script (s, coreutils `timeout`).
+const PLAYWRIGHT_LIMIT_S: &str = "240";
+
+/// Runs [`PLAYWRIGHT_JS`] on `urls` (at most [`PLAYWRIGHT_LIMIT_S`]): ms per
+/// snapshot.
+fn playwright_times(root: &Path, urls: &[String], repeat: usize) -> Result<Vec<f64>> {
+    eprintln!("bench: Playwright on {} page(s)", urls.len());
+    let out = std::process::Command::new("timeout")
+        .current_dir(root)
+        .args([PLAYWRIGHT_LIMIT_S, "node", "-e", PLAYWRIGHT_JS, "--"])
+        .arg(repeat.to_string())
+        .args(urls)
+        .output()
+        .context("running node")?;
+    if !out.status.success() {
+        bail!(
+            "the Playwright script failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("the Playwright script's output")
+}
+
+fn fmt_ms(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The Markdown table of `rows`.
+fn render(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| figure | ours p50 ms | ours p99 ms | reference | ref p50 ms | ref p99 ms | p50 ratio | p99/p50 |\n\
+         |---|---:|---:|---|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        let Some(ours) = &row.ours else {
+            s.push_str(&format!(
+                "| {} | — | — | {} | | | | |\n",
+                row.figure, row.note
+            ));
+            continue;
+        };
+        let (name, rp50, rp99, ratio) = match &row.reference {
+            Some((name, r)) => (
+                name.clone(),
+                fmt_ms(r.p50()),
+                fmt_ms(r.p99()),
+                format!("{:.1}×", ours.p50() / r.p50()),
+            ),
+            None => ("—".into(), String::new(), String::new(), String::new()),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1} |\n",
+            row.figure,
+            fmt_ms(ours.p50()),
+            fmt_ms(ours.p99()),
+            name,
+            rp50,
+            rp99,
+            ratio,
+            ours.p99() / ours.p50()
+        ));
+    }
+    s
+}
+
+/// The wasm's raw and gzip size, and Chromium start → extension `ack`.
+fn sizes(dist: &Path, stack: &Stack) -> String {
+    let mut s = String::from("| other | value |\n|---|---:|\n");
+    match wasm_file(&dist.join("pkg")).or_else(|| wasm_file(dist)) {
+        Some(wasm) => {
+            let raw = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
+            let gz = gzip_len(&wasm)
+                .map(|n| format!("{:.1} KiB", n as f64 / 1024.0))
+                .unwrap_or_else(|e| format!("(gzip: {e})"));
+            s.push_str(&format!(
+                "| wasm raw ({}) | {:.1} KiB |\n| wasm gzip -9 | {gz} |\n",
+                wasm.file_name().unwrap_or_default().to_string_lossy(),
+                raw as f64 / 1024.0
+            ));
+        }
+        None => s.push_str(&format!("| wasm | none under {} |\n", dist.display())),
+    }
+    s.push_str(&format!(
+        "| Chromium start → extension ack | {} ms |\n",
+        stack.ack_ms
+    ));
+    s
+}
+
+fn wasm_file(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "wasm"))
+}
+
+/// Bytes of `gzip -9` of `file` (the system's gzip).
+fn gzip_len(file: &Path) -> Result<usize> {
+    let out = std::process::Command::new("gzip")
+        .arg("-9c")
+        .arg(file)
+        .output()
+        .context("running gzip")?;
+    if !out.status.success() {
+        bail!("gzip failed");
+    }
+    Ok(out.stdout.len())
+}

@@ -1,0 +1,300 @@
+//! What a model reads to follow a task, three ways (the bench's "bytes read"
+//! table): a full `extract` after every action; observed actions (`observe:
+//! true`, PROTOCOL.md §5) with `extract {since: "last"}`; and Playwright MCP,
+//! which answers every action with a whole-page snapshot.
+//!
+//! Bytes are those of each result rendered for a model by the MCP renderer
+//! (`browser_bridge_backend::tool::render::render_text`), so the figures are what
+//! an MCP client's model receives. Two tasks: the demo's claim flow (refused,
+//! corrected, accepted) and a few steps on a long real page of the corpus.
+//! Nothing asserts the figures; each way checks it reached the task's outcome.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use browser_bridge_backend::tool::render::render_text;
+use browser_bridge_protocol::ActionResult;
+use serde_json::{Value, json};
+
+use crate::demo::scenario::{VALID_POLICY, WRONG_POLICY};
+use crate::demo::site::DemoSite;
+use crate::harness::Stack;
+
+/// Bytes a model read following one task one way.
+#[derive(Debug, Clone, Default)]
+pub struct Reading {
+    /// Calls made.
+    pub calls: usize,
+    /// Bytes of rendered results.
+    pub bytes: usize,
+}
+
+/// One task's figures.
+#[derive(Debug, Clone)]
+pub struct TaskReading {
+    /// The task, in a few words.
+    pub task: String,
+    /// A full extract after every action.
+    pub full: Reading,
+    /// Observed actions and `extract {since: "last"}`.
+    pub observed: Reading,
+    /// Playwright MCP's snapshot per action, when measurable, with how.
+    pub playwright: Option<(usize, String)>,
+}
+
+impl TaskReading {
+    /// `observed / full`.
+    pub fn ratio(&self) -> f64 {
+        self.observed.bytes as f64 / self.full.bytes.max(1) as f64
+    }
+}
+
+/// Sends `action` through the HTTP API and counts what a model would read.
+async fn read(stack: &Stack, reading: &mut Reading, action: Value) -> Result<Value> {
+    let value = stack
+        .act(action.clone())
+        .await
+        .with_context(|| format!("{action}"))?;
+    let typed: ActionResult =
+        serde_json::from_value(value.clone()).with_context(|| format!("decode {value}"))?;
+    reading.calls += 1;
+    reading.bytes += render_text(&typed, false).len();
+    Ok(value)
+}
+
+/// An action, then (full way) a whole extract of the tab, or (observed way) the
+/// action with `observe: true`. Returns what the model learns: the extract, or
+/// the action's result with its `changes`.
+async fn step(
+    stack: &Stack,
+    reading: &mut Reading,
+    observed: bool,
+    mut action: Value,
+) -> Result<Value> {
+    if observed {
+        action["observe"] = json!(true);
+        return read(stack, reading, action).await;
+    }
+    let tab = action["tabId"].clone();
+    read(stack, reading, action).await?;
+    read(stack, reading, json!({"action": "extract", "tabId": tab})).await
+}
+
+/// The uid of the first element with `role` whose name contains `name`
+/// (case-insensitive).
+fn uid(page: &Value, role: &str, name: &str) -> Result<String> {
+    page["elements"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e["role"] == role
+                && e["name"]
+                    .as_str()
+                    .is_some_and(|n| n.to_lowercase().contains(name))
+        })
+        .and_then(|e| e["uid"].as_str())
+        .map(str::to_owned)
+        .with_context(|| format!("no {role} {name:?}"))
+}
+
+/// Whether what the model learnt mentions `needle`: the markdown of an extract,
+/// or the new text of `changes`.
+fn mentions(learnt: &Value, needle: &str) -> bool {
+    let markdown = learnt["markdown"].as_str().unwrap_or_default();
+    let text = learnt["changes"]["text"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    markdown.contains(needle) || text.into_iter().any(|t| t.contains(needle))
+}
+
+/// The claim flow of the demo: open the form, fill it with a policy the insurer
+/// does not know, submit, read the refusal, correct the policy, submit, read the
+/// claim reference.
+async fn claim(stack: &Stack, site: &DemoSite, tab: i64, observed: bool) -> Result<Reading> {
+    let mut r = Reading::default();
+    let url = site.url("/claim/");
+    read(
+        stack,
+        &mut r,
+        json!({"action": "navigate", "tabId": tab, "url": url}),
+    )
+    .await?;
+    let page = read(stack, &mut r, json!({"action": "extract", "tabId": tab})).await?;
+    let policy = uid(&page, "textbox", "policy number")?;
+    let date = uid(&page, "textbox", "date of incident")?;
+    let what = uid(&page, "textbox", "what happened")?;
+    let submit = uid(&page, "button", "submit claim")?;
+    for (field, text) in [
+        (&policy, WRONG_POLICY),
+        (&date, "2026-11-20"),
+        (&what, "A burst pipe flooded the kitchen floor."),
+    ] {
+        step(
+            stack,
+            &mut r,
+            observed,
+            json!({"action": "type", "tabId": tab, "uid": field, "text": text}),
+        )
+        .await?;
+    }
+    let refused = step(
+        stack,
+        &mut r,
+        observed,
+        json!({"action": "click", "tabId": tab, "uid": submit}),
+    )
+    .await?;
+    if !mentions(&refused, "was not found") {
+        bail!("the refusal was not seen: {refused}");
+    }
+    step(
+        stack,
+        &mut r,
+        observed,
+        json!({"action": "type", "tabId": tab, "uid": policy, "text": VALID_POLICY}),
+    )
+    .await?;
+    let accepted = step(
+        stack,
+        &mut r,
+        observed,
+        json!({"action": "click", "tabId": tab, "uid": submit}),
+    )
+    .await?;
+    if !mentions(&accepted, "Claim reference: CLM-") {
+        bail!("the claim reference was not seen: {accepted}");
+    }
+    Ok(r)
+}
+
+/// A few steps on a long page: open it, read it, scroll down three times, type
+/// into its first text field when it has one, then read what changed.
+async fn long_page(stack: &Stack, url: &str, tab: i64, observed: bool) -> Result<Reading> {
+    let mut r = Reading::default();
+    read(
+        stack,
+        &mut r,
+        json!({"action": "navigate", "tabId": tab, "url": url}),
+    )
+    .await?;
+    let page = read(stack, &mut r, json!({"action": "extract", "tabId": tab})).await?;
+    for _ in 0..3 {
+        step(
+            stack,
+            &mut r,
+            observed,
+            json!({"action": "scroll", "tabId": tab, "direction": "down"}),
+        )
+        .await?;
+    }
+    let field = page["elements"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            matches!(e["role"].as_str(), Some("textbox" | "searchbox")) && e["readonly"].is_null()
+        })
+        .and_then(|e| e["uid"].as_str());
+    if let Some(field) = field {
+        step(
+            stack,
+            &mut r,
+            observed,
+            json!({"action": "type", "tabId": tab, "uid": field, "text": "history"}),
+        )
+        .await?;
+    }
+    // The last look at the page: whole, or since the last observation.
+    let mut last = json!({"action": "extract", "tabId": tab});
+    if observed {
+        last["since"] = json!("last");
+    }
+    read(stack, &mut r, last).await?;
+    Ok(r)
+}
+
+/// Both tasks, both ways, in `tab`. The corpus part is skipped (`None` in its
+/// place, with the reason) when `corpus` has no `wikipedia-2/source.html`.
+///
+/// # Errors
+/// A step that failed or a way that did not reach the task's outcome.
+pub async fn measure(
+    stack: &Stack,
+    tab: i64,
+    corpus: &Path,
+) -> Result<(Vec<TaskReading>, Option<String>)> {
+    let site = DemoSite::start().await?;
+    let mut out = vec![TaskReading {
+        task: "demo claim flow (refused, corrected, accepted)".into(),
+        full: claim(stack, &site, tab, false).await?,
+        observed: claim(stack, &site, tab, true).await?,
+        playwright: None,
+    }];
+    let page = "wikipedia-2";
+    let source = corpus.join(page).join("source.html");
+    if !source.is_file() {
+        return Ok((out, Some(format!("skipped: no {}", source.display()))));
+    }
+    let server = crate::fixtures::StaticServer::start_dir(corpus.to_path_buf()).await?;
+    let url = server.url(&format!("{page}/source.html"));
+    let full = long_page(stack, &url, tab, false).await?;
+    let observed = long_page(stack, &url, tab, true).await?;
+    // Playwright MCP answers each action with the page's snapshot: its recorded
+    // size on this page (corpus/peer-playwright-snapshot.json) per call.
+    // Its actions are ours without the two extracts (its navigate answers a
+    // snapshot already).
+    let actions = observed.calls.saturating_sub(2);
+    let playwright = recorded_snapshot_bytes(corpus, page).map(|bytes| {
+        (
+            bytes * actions,
+            format!("{bytes} B recorded snapshot × {actions} actions"),
+        )
+    });
+    out.push(TaskReading {
+        task: format!("corpus {page}: read, scroll ×3, type, read"),
+        full,
+        observed,
+        playwright,
+    });
+    Ok((out, None))
+}
+
+/// The recorded `browser_snapshot` bytes of `page`, from
+/// `<corpus>/../peer-playwright-snapshot.json`.
+fn recorded_snapshot_bytes(corpus: &Path, page: &str) -> Option<usize> {
+    let file = corpus.parent()?.join("peer-playwright-snapshot.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+    doc["rows"]
+        .as_array()?
+        .iter()
+        .find(|row| row["page"] == page)?["bytes"]
+        .as_u64()
+        .map(|b| b as usize)
+}
+
+/// The Markdown table of `tasks`.
+pub fn table(tasks: &[TaskReading]) -> String {
+    let mut out = String::from(
+        "| task | full extract after every action | observed actions + since | ratio | Playwright MCP snapshot per action |\n|---|---|---|---|---|\n",
+    );
+    for t in tasks {
+        let playwright = t.playwright.as_ref().map_or_else(
+            || "not measured".to_owned(),
+            |(b, how)| format!("{b} B ({how})"),
+        );
+        out.push_str(&format!(
+            "| {} | {} B ({} calls) | {} B ({} calls) | {:.2}× | {} |\n",
+            t.task,
+            t.full.bytes,
+            t.full.calls,
+            t.observed.bytes,
+            t.observed.calls,
+            t.ratio(),
+            playwright
+        ));
+    }
+    out
+}
