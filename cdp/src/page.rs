@@ -140,6 +140,9 @@ pub struct Frame {
     /// The committed document's URL.
     #[serde(default)]
     pub url: String,
+    /// The committed document's loader: a new one for each new document.
+    #[serde(default)]
+    pub loader_id: String,
 }
 
 /// `Page.getLayoutMetrics`.

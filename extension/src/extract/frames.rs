@@ -2,24 +2,28 @@
 //! session of the tab ([`crate::sessions::frames`]), `DOMSnapshot.captureSnapshot`
 //! and, when the page is small enough, `Accessibility.getFullAXTree`; in its
 //! parent's session, `DOM.getFrameOwner` for the `<iframe>` element it sits
-//! under. All frames are asked together; a frame that fails or went away just
-//! has no content. `browser_bridge_page::frames::merge_frames` puts them in place.
+//! under; before and after, `Page.getFrameTree` there, whose `loaderId` says
+//! which document was read and so which slot numbers its nodes
+//! (`Sessions::slot_for_document`). All frames are asked together; a frame that
+//! fails, went away or committed a new document while it was read just has no
+//! content. `browser_bridge_page::frames::merge_frames` puts them in place.
 
 use browser_bridge_cdp::dom::GetFrameOwner;
 use browser_bridge_cdp::gather;
-use browser_bridge_cdp::page::FrameId;
+use browser_bridge_cdp::page::{FrameId, GetFrameTree};
 use browser_bridge_page::frames::FrameCapture;
 use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
 use browser_bridge_protocol::TabId;
 use futures::future::join_all;
 
+use crate::app::App;
+use crate::cdp::{self, Target};
+use crate::sessions::frames::ChildFrame;
+
 /// Timeout of each frame's `DOMSnapshot.captureSnapshot` and of its
 /// `Accessibility.getFullAXTree` (ms): a frame that is slow to answer is left
 /// out rather than run `extract` past its deadline.
 const FRAME_TIMEOUT_MS: u32 = 4_000;
-use crate::app::App;
-use crate::cdp;
-use crate::sessions::frames::ChildFrame;
 
 /// Captures every out-of-process iframe of `tab`; `ax`: ask for their
 /// accessibility trees too.
@@ -37,10 +41,12 @@ async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Opt
         frame_id: FrameId(frame.frame_id.clone()),
     };
     let owner = cdp::send(frame.parent_target(tab), &owner);
+    let (owner, before) = futures::join!(owner, loader(frame.target(tab)));
+    let (owner, before) = (owner.ok()?, before?);
     let snapshot = gather::snapshot::<CapturedSnapshot>(&COMPUTED_STYLES);
-    let snapshot = cdp::send_with_timeout(frame.target(tab), &snapshot, FRAME_TIMEOUT_MS);
-    let (owner, snapshot) = futures::join!(owner, snapshot);
-    let (owner, snapshot) = (owner.ok()?, snapshot.ok()?);
+    let snapshot = cdp::send_with_timeout(frame.target(tab), &snapshot, FRAME_TIMEOUT_MS)
+        .await
+        .ok()?;
     let ax_tree = if ax && snapshot.wants_ax_tree() {
         let tree = gather::ax_tree::<AxTree>(None);
         cdp::send_with_timeout(frame.target(tab), &tree, FRAME_TIMEOUT_MS)
@@ -49,6 +55,14 @@ async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Opt
     } else {
         None
     };
+    // A document committed while it was read: which one the nodes belong to is
+    // unknown, so the frame is left out of this read rather than numbered wrong.
+    if loader(frame.target(tab)).await? != before {
+        return None;
+    }
+    let slot = app
+        .sessions
+        .slot_for_document(tab, &frame.session, &frame.frame_id, &before)?;
     let parent_slot = match &frame.parent {
         None => 0,
         Some(parent) => {
@@ -60,10 +74,17 @@ async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Opt
         }
     };
     Some(FrameCapture {
-        slot: frame.slot,
+        slot,
         parent_slot,
         owner: owner.backend_node_id.0,
         snapshot,
         ax_tree,
     })
+}
+
+/// The `loaderId` of the document the frame behind `target` shows now
+/// (`Page.getFrameTree` in its session).
+async fn loader(target: Target) -> Option<String> {
+    let tree = cdp::send_with_timeout(target, &GetFrameTree {}, FRAME_TIMEOUT_MS).await;
+    Some(tree.ok()?.frame_tree.frame.loader_id)
 }

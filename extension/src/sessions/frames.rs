@@ -1,14 +1,13 @@
 //! The out-of-process iframes of session tabs (PROTOCOL.md §6): each is a child
 //! target the tab's `Target.setAutoAttach {flatten}` attached, with its own flat
 //! session (`chrome.debugger.sendCommand({tabId, sessionId})`). A nested one is
-//! attached by its parent frame's session. Each child session gets a `slot`, the
-//! number that keeps its `backendNodeId`s apart from other frames' in the uid
-//! cache ([`FrameNodeId`]); slots count up from 1, past those of the sessions a
+//! attached by its parent frame's session. Each frame document gets a `slot`,
+//! the number that keeps its `backendNodeId`s apart from other documents' in
+//! the uid cache ([`FrameNodeId`]); the registry and its rules are
+//! [`crate::core::frames`], and slots count up past those of the sessions a
 //! previous worker left, so a slot is not reused within a session.
 
-use std::collections::HashMap;
-use std::rc::Rc;
-
+use browser_bridge_cdp::page::Frame;
 use browser_bridge_cdp::target::{AttachedToTarget, SetAutoAttach};
 use browser_bridge_page::frames::FrameNodeId;
 use browser_bridge_page::uids::UidCache;
@@ -19,22 +18,7 @@ use super::Sessions;
 use crate::cdp::{self, Target};
 use crate::chrome;
 
-/// Largest slot: `slot << 32 | backendNodeId` stays below 2^53, exact in a JS
-/// number (the uid cache is mirrored through `chrome.storage.session`).
-const SLOT_MAX: u32 = (1 << 21) - 1;
-
-/// One out-of-process iframe of a tab.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChildFrame {
-    /// Its flat session.
-    pub session: Rc<str>,
-    /// The session of the frame that holds its `<iframe>`; `None`: the tab's own.
-    pub parent: Option<Rc<str>>,
-    /// Its target id, which is its `Page.FrameId`.
-    pub frame_id: String,
-    /// Its slot (≥ 1).
-    pub slot: u32,
-}
+pub use crate::core::frames::ChildFrame;
 
 impl ChildFrame {
     /// Where its commands go.
@@ -54,21 +38,6 @@ impl ChildFrame {
     }
 }
 
-/// The child frames of every tab (part of the sessions' registry).
-#[derive(Debug, Default)]
-pub(super) struct State {
-    by_tab: HashMap<TabId, Vec<ChildFrame>>,
-    next_slot: u32,
-}
-
-impl State {
-    fn take_slot(&mut self) -> u32 {
-        let slot = self.next_slot.max(1);
-        self.next_slot = if slot >= SLOT_MAX { 1 } else { slot + 1 };
-        slot
-    }
-}
-
 impl Sessions {
     /// `Target.attachedToTarget` of an iframe, from the tab (`parent` `None`) or
     /// from a child session.
@@ -78,50 +47,40 @@ impl Sessions {
         parent: Option<&str>,
         attached: &AttachedToTarget,
     ) {
-        let mut reg = self.reg.borrow_mut();
-        let slot = reg.frames.take_slot();
-        let frames = reg.frames.by_tab.entry(tab).or_default();
-        frames.retain(|f| *f.session != *attached.session_id.0);
-        frames.push(ChildFrame {
-            session: attached.session_id.0.as_str().into(),
-            parent: parent.map(Rc::from),
-            frame_id: attached.target_info.target_id.0.clone(),
-            slot,
-        });
+        self.reg.borrow_mut().frames.attach(
+            tab,
+            &attached.session_id.0,
+            parent,
+            &attached.target_info.target_id.0,
+        );
     }
 
     /// `Page.frameNavigated` in the child session `session`: when it is that
-    /// frame's own document that changed, the frame gets a new slot, so that its
-    /// old uids are stale (a document in another process numbers its nodes
-    /// afresh, and the session may carry over).
-    pub(super) fn on_child_frame_navigated(&self, tab: TabId, session: &str, frame_id: &str) {
-        let mut reg = self.reg.borrow_mut();
-        let slot = reg.frames.take_slot();
-        if let Some(frame) = reg.frames.by_tab.get_mut(&tab).and_then(|frames| {
-            frames
-                .iter_mut()
-                .find(|f| *f.session == *session && f.frame_id == frame_id)
-        }) {
-            frame.slot = slot;
-        }
+    /// frame's own document that changed, the frame numbers the new document under
+    /// a new slot ([`Self::slot_for_document`]).
+    pub(super) fn on_child_frame_navigated(&self, tab: TabId, session: &str, frame: &Frame) {
+        self.slot_for_document(tab, session, &frame.id.0, &frame.loader_id);
+    }
+
+    /// The slot that numbers the nodes of the document `loader` of the child
+    /// frame `frame_id` (in `session`); `None` when that frame is gone
+    /// ([`FrameRegistry::slot_for_document`](crate::core::frames::FrameRegistry::slot_for_document)).
+    pub fn slot_for_document(
+        &self,
+        tab: TabId,
+        session: &str,
+        frame_id: &str,
+        loader: &str,
+    ) -> Option<u32> {
+        self.reg
+            .borrow_mut()
+            .frames
+            .slot_for_document(tab, session, frame_id, loader)
     }
 
     /// `Target.detachedFromTarget`: the child session and those under it are gone.
     pub(super) fn on_frame_detached(&self, tab: TabId, session: &str) {
-        let mut reg = self.reg.borrow_mut();
-        let Some(frames) = reg.frames.by_tab.get_mut(&tab) else {
-            return;
-        };
-        let mut gone = vec![Rc::<str>::from(session)];
-        while let Some(g) = gone.pop() {
-            frames.retain(|f| {
-                let under = f.session == g || f.parent.as_ref() == Some(&g);
-                if under && f.session != g {
-                    gone.push(f.session.clone());
-                }
-                !under
-            });
-        }
+        self.reg.borrow_mut().frames.detach(tab, session);
     }
 
     /// Attaches anew to the child frames of `tab`, whose sessions a previous
@@ -152,37 +111,21 @@ impl Sessions {
             .map(|id| FrameNodeId::decode(id).slot)
             .max()
             .unwrap_or(0);
-        let mut reg = self.reg.borrow_mut();
-        if used >= reg.frames.next_slot && used < SLOT_MAX {
-            reg.frames.next_slot = used + 1;
-        }
+        self.reg.borrow_mut().frames.reserve_above(used);
     }
 
     /// Forgets the child frames of `tab` (its debugger detached).
     pub(super) fn forget_frames(&self, tab: TabId) {
-        self.reg.borrow_mut().frames.by_tab.remove(&tab);
+        self.reg.borrow_mut().frames.forget(tab);
     }
 
     /// The out-of-process iframes of `tab`, in attach order.
     pub fn child_frames(&self, tab: TabId) -> Vec<ChildFrame> {
-        self.reg
-            .borrow()
-            .frames
-            .by_tab
-            .get(&tab)
-            .cloned()
-            .unwrap_or_default()
+        self.reg.borrow().frames.frames(tab)
     }
 
     /// The child frame of `tab` with `slot`, if its session still lives.
     pub fn child_frame(&self, tab: TabId, slot: u32) -> Option<ChildFrame> {
-        self.reg
-            .borrow()
-            .frames
-            .by_tab
-            .get(&tab)?
-            .iter()
-            .find(|f| f.slot == slot)
-            .cloned()
+        self.reg.borrow().frames.frame(tab, slot)
     }
 }

@@ -40,6 +40,7 @@ use serde_json::json;
 use wasm_bindgen_futures::spawn_local;
 
 use crate::chrome;
+use crate::core::frames::FrameRegistry;
 use crate::core::settings::keys;
 use crate::outbox::Outbox;
 
@@ -83,7 +84,7 @@ struct Registry {
     policy: policy::State,
     opened: Vec<(TabId, browser_bridge_protocol::result::OpenedTab)>,
     persist: persist::State,
-    frames: frames::State,
+    frames: FrameRegistry,
 }
 
 /// The sessions of this worker: a cheap handle (clones share the registry).

@@ -111,7 +111,7 @@ impl Sessions {
             }
             FrameNavigated::METHOD => {
                 if let Some(navigated) = decode::<FrameNavigated>(params) {
-                    self.on_child_frame_navigated(tab, child, &navigated.frame.id.0);
+                    self.on_child_frame_navigated(tab, child, &navigated.frame);
                 }
             }
             _ => {}

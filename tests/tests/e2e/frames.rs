@@ -4,6 +4,7 @@
 //! (PROTOCOL.md §6). The fixtures under `tests/fixtures/frames/` load their frames
 //! from `localhost` / `sub.localhost`, other sites than the page's `127.0.0.1`.
 
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use browser_bridge_tests::harness::{Stack, uid_of};
@@ -282,6 +283,38 @@ async fn a_frame_that_navigates_to_another_site_gets_new_uids_and_the_old_are_st
         .await
         .expect("click");
     extract_until(&stack, tab, "Signed in as ada@example.com").await;
+}
+
+/// Reads taken while a frame keeps committing documents of the same shape in
+/// other processes (whose nodes are numbered afresh, from the same small
+/// numbers): a uid never names two elements, whether a read's answer reaches
+/// the worker before or after the frame's `Page.frameNavigated`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_uid_never_names_two_elements_while_a_frame_keeps_changing_site() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("frames/flipping.html", None)
+        .await
+        .expect("open");
+    let mut named: HashMap<String, String> = HashMap::new();
+    let mut sides = HashSet::new();
+    for _ in 0..40 {
+        let r = stack.extract(tab).await;
+        for e in r["elements"].as_array().expect("elements") {
+            let (uid, name) = (e["uid"].as_str().expect("uid"), e["name"].as_str());
+            let name = name.unwrap_or_default().to_owned();
+            for side in ["side A", "side B"] {
+                if name.contains(side) {
+                    sides.insert(side);
+                }
+            }
+            if let Some(before) = named.insert(uid.to_owned(), name.clone()) {
+                assert_eq!(before, name, "{uid} named two elements");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(35)).await;
+    }
+    assert_eq!(sides.len(), 2, "both documents were read: {named:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

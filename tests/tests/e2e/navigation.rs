@@ -1,6 +1,7 @@
 //! End-to-end: navigation, tabs and sessions (PROTOCOL.md §5, §10) in real
 //! headless Chromium through the real backend.
 
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use browser_bridge_tests::harness::Stack;
@@ -422,4 +423,42 @@ async fn a_load_that_never_ends_answers_once_the_document_is_usable() {
         .await
         .expect("navigate");
     assert!(r.get("loadPending").is_none(), "{r}");
+}
+
+/// Reads taken while the page keeps navigating between two sites whose pages
+/// have the same shape (a document in another process numbers its nodes afresh,
+/// from the same small numbers): a uid never names two elements, whether a
+/// read's answer reaches the worker before or after `Page.frameNavigated`. A
+/// read that meets the navigation may fail; none may misname.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_uid_never_names_two_elements_while_the_page_keeps_changing_site() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("flip/a.html", None).await.expect("open");
+    let mut named: HashMap<String, String> = HashMap::new();
+    let (mut sides, mut failed) = (HashSet::new(), Vec::new());
+    for _ in 0..40 {
+        match stack
+            .act(json!({ "action": "extract", "tabId": tab }))
+            .await
+        {
+            Ok(r) => {
+                for e in r["elements"].as_array().expect("elements") {
+                    let uid = e["uid"].as_str().expect("uid").to_owned();
+                    let name = e["name"].as_str().unwrap_or_default().to_owned();
+                    for side in ["side A", "side B"] {
+                        if name.contains(side) {
+                            sides.insert(side);
+                        }
+                    }
+                    if let Some(before) = named.insert(uid.clone(), name.clone()) {
+                        assert_eq!(before, name, "{uid} named two elements");
+                    }
+                }
+            }
+            Err(e) => failed.push(e.code),
+        }
+        tokio::time::sleep(Duration::from_millis(35)).await;
+    }
+    assert_eq!(sides.len(), 2, "both pages were read: {named:?}");
+    assert!(failed.len() < 20, "most reads answer: {failed:?}");
 }
