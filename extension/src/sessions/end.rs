@@ -21,10 +21,31 @@ impl Sessions {
     /// detaches the debugger when `detach`, sends `session_ended`. Returns false
     /// (and does nothing) without a session.
     pub fn end(&self, tab: TabId, reason: SessionEndReason, detach: bool) -> bool {
+        self.end_answering(tab, reason, None, detach)
+    }
+
+    /// Ends `tab`'s session with `domain_blocked`, answering its in-flight
+    /// requests with `blocked` (the policy's own words: the blocked domain, or
+    /// why the blocklist setting itself refuses everything), as [`Self::end`].
+    pub fn end_blocked(&self, tab: TabId, blocked: &BridgeError, detach: bool) -> bool {
+        let error = BridgeError::new(
+            ErrorCode::DomainBlocked,
+            format!("tab {tab}: {} (session ended)", blocked.message),
+        );
+        self.end_answering(tab, SessionEndReason::DomainBlocked, Some(error), detach)
+    }
+
+    fn end_answering(
+        &self,
+        tab: TabId,
+        reason: SessionEndReason,
+        error: Option<BridgeError>,
+        detach: bool,
+    ) -> bool {
         let Some(session) = self.remove(tab) else {
             return false;
         };
-        let error = match reason {
+        let error = error.unwrap_or_else(|| match reason {
             SessionEndReason::TabClosed => {
                 BridgeError::new(ErrorCode::SessionNotFound, format!("tab {tab} was closed"))
             }
@@ -39,7 +60,7 @@ impl Sessions {
                     other.as_str()
                 ),
             ),
-        };
+        });
         self.fail_inflight(tab, &error);
         if detach {
             spawn_local(async move {

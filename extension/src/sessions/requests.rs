@@ -11,7 +11,7 @@ use browser_bridge_cdp::fetch::{self, ContinueRequest, FailRequest, RequestPause
 use browser_bridge_cdp::page;
 use browser_bridge_cdp::runtime::RunIfWaitingForDebugger;
 use browser_bridge_cdp::target::{AttachedToTarget, SetAutoAttach};
-use browser_bridge_protocol::{BridgeError, ErrorCode, SessionEndReason, TabId};
+use browser_bridge_protocol::{BridgeError, ErrorCode, TabId};
 use wasm_bindgen_futures::spawn_local;
 
 use super::Sessions;
@@ -74,7 +74,7 @@ impl Sessions {
                 .unwrap_or(true);
         let error = self.domain_blocked(Some(tab), &url, &domain);
         if main_frame {
-            self.end(tab, SessionEndReason::DomainBlocked, false);
+            self.end_blocked(tab, &error, false);
         } else {
             self.fail_inflight(
                 tab,

@@ -8,7 +8,7 @@ use browser_bridge_cdp::page::{
     FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, WindowOpen,
 };
 use browser_bridge_cdp::target::{AttachedToTarget, DetachedFromTarget};
-use browser_bridge_protocol::{SessionEndReason, TabId};
+use browser_bridge_protocol::TabId;
 use serde_json::Value;
 
 use super::Sessions;
@@ -128,8 +128,8 @@ impl Sessions {
             s.main_frame = Some(navigated.frame.id.0);
         });
         self.persist();
-        if self.check_blocklist(&url, Some(tab)).is_err() {
-            self.end(tab, SessionEndReason::DomainBlocked, true);
+        if let Err(blocked) = self.check_blocklist(&url, Some(tab)) {
+            self.end_blocked(tab, &blocked, true);
         }
     }
 }
