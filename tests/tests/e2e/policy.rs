@@ -1129,17 +1129,21 @@ async fn the_network_block_survives_a_worker_restart() {
     let tab = allowed_tab(&stack).await;
     let b = format!("http://blocked.localhost:{}", blocked.port());
     let a = format!("http://127.0.0.1:{}", allowed.port());
-    // Fires every 100 ms for 3 s, across the worker's stop and restart.
+    // Fires every 100 ms for 3 s, across the worker's stop and restart;
+    // `window.gaps` settles once all 30 pairs were answered or refused, however
+    // late a busy machine runs the timer.
     let script = format!(
-        "let i = 0; const t = setInterval(() => {{ if (++i > 30) return clearInterval(t); \
-         fetch('{b}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); \
-         fetch('{a}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0); }}, 100); return 1"
+        "let i = 0, done; const sent = []; window.gaps = new Promise(r => done = r); \
+         const t = setInterval(() => {{ if (++i > 30) {{ clearInterval(t); return done(Promise.allSettled(sent)); }} \
+         sent.push(fetch('{b}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0)); \
+         sent.push(fetch('{a}/gap-' + i, {{ mode: 'no-cors' }}).catch(() => 0)); }}, 100); return 1"
     );
     stack.eval(tab, &script).await.expect("timer");
     stack.chromium.stop_extension_worker().await.expect("stop");
     tokio::time::sleep(Duration::from_millis(3500)).await;
     let after = format!(
-        "for (const u of ['{b}/after', '{a}/after']) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1"
+        "await window.gaps; \
+         for (const u of ['{b}/after', '{a}/after']) {{ try {{ await fetch(u, {{ mode: 'no-cors' }}); }} catch (e) {{}} }} return 1"
     );
     stack.eval(tab, &after).await.expect("the session is back");
     let seen = allowed.requests();
