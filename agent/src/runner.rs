@@ -129,7 +129,11 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                 elapsed_ms: elapsed_ms(self.started),
             });
             self.progress.waiting_for_model(true);
-            let reply = timeout_at(self.deadline, model.reply(&conversation, &tool)).await;
+            let reply = timeout_at(
+                self.deadline,
+                model.reply(&conversation, std::slice::from_ref(&tool)),
+            )
+            .await;
             self.progress.waiting_for_model(false);
             let reply = match reply {
                 Err(_) => return self.timed_out(),

@@ -14,7 +14,8 @@ use super::{ConfigArgs, parse_duration};
 /// Which model, where.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ModelArgs {
-    /// Wire format: OpenAI-compatible chat completions or Anthropic Messages.
+    /// Wire format: OpenAI-compatible chat completions, Anthropic Messages, or
+    /// GitHub Copilot (the GitHub token from GITHUB_TOKEN / GH_TOKEN / --api-key).
     #[arg(
         long,
         env = "BROWSER_BRIDGE_PROVIDER",
@@ -22,12 +23,17 @@ pub(crate) struct ModelArgs {
         default_value = "openai"
     )]
     pub(crate) provider: ProviderArg,
-    /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5).
+    /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5 / gpt-4.1 for Copilot).
     #[arg(long, env = "BROWSER_BRIDGE_MODEL")]
     pub(crate) model: Option<String>,
-    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`.
+    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`;
+    /// for Copilot the GitHub API of the token exchange (default `https://api.github.com`).
     #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
     pub(crate) base_url: Option<String>,
+    /// The API key (for Copilot: the GitHub token), over the environment's.
+    /// Other users can read a process's arguments: prefer the variables.
+    #[arg(long, value_name = "KEY")]
+    pub(crate) api_key: Option<String>,
 }
 
 /// `--provider`: the model API's wire format.
@@ -37,6 +43,8 @@ pub(crate) enum ProviderArg {
     Openai,
     /// Anthropic Messages.
     Anthropic,
+    /// GitHub Copilot's chat API.
+    Copilot,
 }
 
 impl ModelArgs {
@@ -46,6 +54,7 @@ impl ModelArgs {
             provider: match self.provider {
                 ProviderArg::Openai => Provider::Openai,
                 ProviderArg::Anthropic => Provider::Anthropic,
+                ProviderArg::Copilot => Provider::Copilot,
             },
             model: self.model.clone(),
             base_url: self.base_url.clone(),

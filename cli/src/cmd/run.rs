@@ -21,7 +21,8 @@ use crate::output::{EXIT_FAILURE, EXIT_INTERRUPTED, fail, print_stdout};
 /// `browser-bridge run`: exit code 0 only when the task succeeded.
 pub(crate) async fn run(args: RunArgs) -> ExitCode {
     let config = args.model.config();
-    let Some(model) = config.client(|name| std::env::var(name).ok()) else {
+    let key = args.model.api_key.clone();
+    let Some(model) = config.client_with_key(key, |name| std::env::var(name).ok()) else {
         return fail(&BridgeError::new(
             ErrorCode::Unauthorized,
             config.missing_key_message(),

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 
 mod cli;
+mod copilot;
 
 /// The page the fake extension shows: a claim form.
 fn claim_page() -> Value {
