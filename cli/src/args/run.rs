@@ -2,6 +2,7 @@
 //! is ([`BrowserArgs`]).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use browser_bridge_agent::llm::{ModelConfig, Provider};
@@ -62,6 +63,15 @@ impl ModelArgs {
     }
 }
 
+/// Tools beside `browser`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ToolArgs {
+    /// Offer the tools of these MCP servers too: the `mcpServers` JSON file of
+    /// Claude Desktop and Cursor (`command`/`args`/`env`, or `url`/`headers`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) mcp_config: Option<PathBuf>,
+}
+
 /// Where the browser is.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct BrowserArgs {
@@ -101,6 +111,9 @@ pub(crate) struct RunArgs {
     /// `observe: true`.
     #[arg(long)]
     pub(crate) no_observe: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) tools: ToolArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) browser: BrowserArgs,

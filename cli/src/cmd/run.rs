@@ -8,6 +8,9 @@
 
 use std::process::ExitCode;
 
+use std::path::Path;
+
+use browser_bridge_agent::mcp::{McpHost, config as mcp_config};
 use browser_bridge_agent::runner::{self, RunOptions};
 use browser_bridge_backend::Bridge;
 use browser_bridge_backend::connect::connect;
@@ -28,6 +31,10 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
             config.missing_key_message(),
         ));
     };
+    let mut mcp = match start_mcp(args.tools.mcp_config.as_deref()).await {
+        Ok(mcp) => mcp,
+        Err(error) => return fail(&error),
+    };
     let browser = &args.browser;
     let connected = match connect(
         browser.listen,
@@ -37,7 +44,10 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
     .await
     {
         Ok(connected) => connected,
-        Err(error) => return fail(&error),
+        Err(error) => {
+            mcp.close().await;
+            return fail(&error);
+        }
     };
     let options = RunOptions {
         task: args.task,
@@ -48,18 +58,20 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
     };
     let mut progress = CliProgress::new(args.json);
     let bridge = connected.bridge.for_client(&generated_name("run"));
-    let run = runner::run_task(&bridge, &model, &options, &mut progress);
+    let run = runner::run_task_with(&bridge, &model, &mut mcp, &options, &mut progress);
     let report = tokio::select! {
         report = run => report,
         _ = tokio::signal::ctrl_c() => {
             drop(progress);
             eprintln!("interrupted");
+            mcp.close().await;
             connected.close().await;
             // 128 + SIGINT, as shells report it.
             return ExitCode::from(EXIT_INTERRUPTED);
         }
     };
     drop(progress);
+    mcp.close().await;
     connected.close().await;
     if !args.json {
         print_answer(&report.answer);
@@ -69,6 +81,22 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
     } else {
         ExitCode::from(EXIT_FAILURE)
     }
+}
+
+/// The MCP servers of `--mcp-config`, started (none without the flag). Servers
+/// that fail to start are reported by the run, not here.
+///
+/// # Errors
+/// `invalid_request` when the file cannot be read or is not an `mcpServers` file.
+pub(crate) async fn start_mcp(file: Option<&Path>) -> Result<McpHost, BridgeError> {
+    let Some(file) = file else {
+        return Ok(McpHost::default());
+    };
+    let bad =
+        |e: String| BridgeError::invalid_request(format!("--mcp-config {}: {e}", file.display()));
+    let text = std::fs::read_to_string(file).map_err(|e| bad(e.to_string()))?;
+    let servers = mcp_config::parse(&text).map_err(bad)?;
+    Ok(McpHost::start(servers).await)
 }
 
 fn print_answer(answer: &str) {

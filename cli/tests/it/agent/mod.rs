@@ -17,6 +17,7 @@ use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 
 mod cli;
 mod copilot;
+mod mcp_host;
 
 /// The page the fake extension shows: a claim form.
 fn claim_page() -> Value {
