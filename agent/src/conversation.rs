@@ -92,6 +92,42 @@ impl Conversation {
         self.turns.push(turn);
     }
 
+    /// Answers every tool call of the last model turn that has no result yet
+    /// with `note`: a turn cut short (timeout, a terminal result) leaves calls
+    /// open, and both APIs refuse a conversation that goes on past them.
+    pub fn close_open_calls(&mut self, note: &str) {
+        let Some(at) = self
+            .turns
+            .iter()
+            .rposition(|t| matches!(t, Turn::Assistant { .. }))
+        else {
+            return;
+        };
+        let Turn::Assistant { calls, .. } = &self.turns[at] else {
+            return;
+        };
+        let answered: Vec<&str> = self.turns[at + 1..]
+            .iter()
+            .filter_map(|t| match t {
+                Turn::ToolResult { call_id, .. } => Some(call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        let open: Vec<String> = calls
+            .iter()
+            .filter(|call| !answered.contains(&call.id.as_str()))
+            .map(|call| call.id.clone())
+            .collect();
+        for call_id in open {
+            self.turns.push(Turn::ToolResult {
+                call_id,
+                content: note.to_owned(),
+                is_error: true,
+                snapshot: false,
+            });
+        }
+    }
+
     /// Says in the system prompt, or no longer says, that other servers' tools
     /// are offered ([`MCP_NOTE`]).
     pub fn mcp_tools(&mut self, offered: bool) {
@@ -309,6 +345,39 @@ mod tests {
         assert!(
             tabs_context(&[tab(1, false, "My bank")]).starts_with("No tab is under your control")
         );
+    }
+
+    #[test]
+    fn open_calls_are_closed_once() {
+        let mut conversation = Conversation::chat("hi", None);
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "browser".into(),
+            arguments: serde_json::json!({"action": "extract"}),
+        };
+        conversation.push(Turn::Assistant {
+            text: String::new(),
+            calls: vec![call("a"), call("b")],
+        });
+        conversation.push(Turn::ToolResult {
+            call_id: "a".into(),
+            content: "page".into(),
+            is_error: false,
+            snapshot: true,
+        });
+        conversation.close_open_calls("stopped");
+        conversation.close_open_calls("stopped");
+        let results: Vec<(&str, &str)> = conversation
+            .turns
+            .iter()
+            .filter_map(|t| match t {
+                Turn::ToolResult {
+                    call_id, content, ..
+                } => Some((call_id.as_str(), content.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, [("a", "page"), ("b", "stopped")]);
     }
 
     #[test]

@@ -116,10 +116,16 @@ pub async fn chat_turn<B: Bridge, M: Model>(
             }
         },
     };
+    if let Some(conversation) = conversation {
+        conversation.close_open_calls(TURN_CUT_SHORT);
+    }
     let report = run.finish(stop);
     run.progress.event(&AgentEvent::Final(report.clone()));
     report
 }
+
+/// The result of a call a chat turn never finished (the turn stopped first).
+const TURN_CUT_SHORT: &str = "not run: the turn stopped before this call";
 
 /// How a run ends: the reason and the answer to print.
 type Stop = (StopReason, String);

@@ -1,5 +1,5 @@
-//! `run`'s arguments: the task, the model ([`ModelArgs`]) and where the browser
-//! is ([`BrowserArgs`]).
+//! `run`'s and `chat`'s arguments: the task, the model ([`ModelArgs`]), other
+//! MCP servers ([`ToolArgs`]) and where the browser is ([`BrowserArgs`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -107,6 +107,30 @@ pub(crate) struct RunArgs {
     /// Write one NDJSON event per line on stdout instead of the answer.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Do not observe: actions answer without `changes` unless the model sets
+    /// `observe: true`.
+    #[arg(long)]
+    pub(crate) no_observe: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) tools: ToolArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) browser: BrowserArgs,
+}
+
+/// `chat` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) model: ModelArgs,
+    /// Most model calls per turn.
+    #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
+    pub(crate) max_steps: u32,
+    /// Longest turn: `300s`, `5m`.
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
+    pub(crate) timeout: Duration,
     /// Do not observe: actions answer without `changes` unless the model sets
     /// `observe: true`.
     #[arg(long)]

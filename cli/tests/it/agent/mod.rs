@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 
+mod chat;
 mod cli;
 mod copilot;
 mod mcp_host;
