@@ -5,7 +5,8 @@
 //! itself is the OpenAI chat-completions wire format ([`super::openai`]) at
 //! `{endpoints.api}/chat/completions` with the headers Copilot requires of an
 //! integration (`Editor-Version`, `Copilot-Integration-Id`, `User-Agent`), the
-//! values the public Copilot Chat clients send.
+//! values the public Copilot Chat clients send. A chat request answered 401 (a
+//! session revoked or expired early) is sent once more with a new session.
 //!
 //! `--base-url` with `--provider copilot` is the GitHub API base of the
 //! exchange (default `https://api.github.com`); the chat base is whatever the
@@ -105,12 +106,16 @@ impl CopilotClient {
         }
     }
 
-    /// The current session, exchanged anew when there is none or it is no longer
-    /// fresh. A token just handed out is used once even when it is already stale
-    /// (a clock skew must not make every request exchange twice).
-    async fn session(&self) -> Result<Session, LlmError> {
+    /// The current session, exchanged anew when there is none, it is no longer
+    /// fresh, or it is `refused` (the chat API answered 401 to it). A token just
+    /// handed out is used once even when it is already stale (a clock skew must
+    /// not make every request exchange twice).
+    async fn session(&self, refused: Option<&Session>) -> Result<Session, LlmError> {
         let mut current = self.session.lock().await;
-        if let Some(session) = current.as_ref().filter(|s| s.is_fresh(unix_now())) {
+        if let Some(session) = current
+            .as_ref()
+            .filter(|s| s.is_fresh(unix_now()) && Some(*s) != refused)
+        {
             return Ok(session.clone());
         }
         let session = self.exchange().await?;
@@ -162,18 +167,26 @@ impl Model for CopilotClient {
         conversation: &Conversation,
         tools: &[ToolSpec],
     ) -> Result<Reply, LlmError> {
-        let session = self.session().await?;
         let body = openai::request_body(&self.model, conversation, tools);
-        let headers = [
-            ("authorization", format!("Bearer {}", session.token)),
-            ("editor-version", EDITOR_VERSION.to_owned()),
-            ("editor-plugin-version", EDITOR_PLUGIN_VERSION.to_owned()),
-            ("copilot-integration-id", INTEGRATION_ID.to_owned()),
-            ("user-agent", USER_AGENT.to_owned()),
-        ];
-        let url = format!("{}/chat/completions", session.api);
-        let answer = post_json(&self.http, &url, &headers, &body).await?;
-        openai::parse_reply(&answer)
+        let mut session = self.session(None).await?;
+        let mut retried = false;
+        loop {
+            let headers = [
+                ("authorization", format!("Bearer {}", session.token)),
+                ("editor-version", EDITOR_VERSION.to_owned()),
+                ("editor-plugin-version", EDITOR_PLUGIN_VERSION.to_owned()),
+                ("copilot-integration-id", INTEGRATION_ID.to_owned()),
+                ("user-agent", USER_AGENT.to_owned()),
+            ];
+            let url = format!("{}/chat/completions", session.api);
+            match post_json(&self.http, &url, &headers, &body).await {
+                Err(LlmError::Status { status: 401, .. }) if !retried => {
+                    retried = true;
+                    session = self.session(Some(&session)).await?;
+                }
+                answer => return openai::parse_reply(&answer?),
+            }
+        }
     }
 }
 

@@ -109,3 +109,28 @@ async fn copilot_without_a_github_token_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("GITHUB_TOKEN or GH_TOKEN"), "{stderr}");
 }
+
+/// A session the chat API refuses (401) before its expiry is exchanged again
+/// and the request sent once more with the new one.
+#[tokio::test]
+async fn copilot_exchanges_again_when_the_chat_api_refuses_the_session() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::with_copilot_tokens(
+        vec![
+            Reply::status(401),
+            Reply::text("Nothing to do.\nSTATUS: DONE"),
+        ],
+        vec![("tid=revoked", 1800), ("tid=new", 1800)],
+    )
+    .await;
+    let output = run_copilot(&browser, &llm, "gho_test").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(llm.exchanges().len(), 2);
+    let bearers: Vec<String> = llm
+        .headers()
+        .iter()
+        .map(|h| h["authorization"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(bearers, ["Bearer tid=revoked", "Bearer tid=new"]);
+}

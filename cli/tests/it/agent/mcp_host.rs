@@ -306,3 +306,51 @@ async fn a_bad_mcp_config_is_a_usage_error() {
         "{stderr}"
     );
 }
+
+/// A server over streamable HTTP with its headers: `serve`'s own `/mcp`, which
+/// wants the pairing token as a bearer. With the token its `browser` tool is
+/// offered as `mcp__bb__browser` and its result is read; with a wrong token the
+/// server is refused at start, withdrawn and reported.
+#[tokio::test]
+async fn an_http_server_is_reached_with_its_headers() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![
+        Reply::call_tool("mcp__bb__browser", json!({"action": "list_tabs"})),
+        Reply::text("One tab of the user's own.\nSTATUS: DONE"),
+    ])
+    .await;
+    let url = format!("http://{}/mcp", browser.server.addr);
+    let http = |name: &str, token: &str| ServerConfig {
+        name: name.into(),
+        transport: Transport::Http {
+            url: url.clone(),
+            headers: [("Authorization".to_owned(), format!("Bearer {token}"))].into(),
+        },
+    };
+    let mut mcp = McpHost::start(vec![
+        http("bb", &browser.server.token),
+        http("locked", "not-the-token"),
+    ])
+    .await;
+    let mut events = Vec::new();
+    let report = run_task_with(
+        &browser.server.hub,
+        &client(&llm, Wire::Anthropic),
+        &mut mcp,
+        &options("list the tabs", None),
+        &mut events,
+    )
+    .await;
+    mcp.close().await;
+    assert!(report.success, "{report:?}");
+    let requests = llm.requests();
+    assert_eq!(tool_names(&requests[0]), ["browser", "mcp__bb__browser"]);
+    let seen = last_user_text(&requests[1]);
+    assert!(seen.contains("My bank accounts"), "{seen}");
+    // The prelude's list_tabs, then the one through `/mcp`.
+    assert_eq!(browser.actions(), ["list_tabs", "list_tabs"]);
+    let reported = withdrawals(&events);
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0].0, "locked");
+    assert!(reported[0].1.starts_with("did not start: "), "{reported:?}");
+}
