@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 #[cfg(feature = "agent")]
 mod run;
 #[cfg(feature = "agent")]
-pub(crate) use run::{ChatArgs, RunArgs};
+pub(crate) use run::{BrowserArgs, ChatArgs, ModelArgs, RunArgs, ToolArgs};
 
 /// `browser-bridge`: let an AI agent act in your real browser.
 #[derive(Debug, Parser)]

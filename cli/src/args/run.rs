@@ -98,19 +98,12 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) model: ModelArgs,
-    /// Most model calls.
-    #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
-    pub(crate) max_steps: u32,
-    /// Longest run: `300s`, `5m`.
-    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
-    pub(crate) timeout: Duration,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) limits: LoopArgs,
     /// Write one NDJSON event per line on stdout instead of the answer.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Do not observe: actions answer without `changes` unless the model sets
-    /// `observe: true`.
-    #[arg(long)]
-    pub(crate) no_observe: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) tools: ToolArgs,
@@ -119,22 +112,30 @@ pub(crate) struct RunArgs {
     pub(crate) browser: BrowserArgs,
 }
 
-/// `chat` arguments.
-#[derive(Debug, Args)]
-pub(crate) struct ChatArgs {
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub(crate) model: ModelArgs,
-    /// Most model calls per turn.
+/// The loop's limits and defaults, per run (`chat`: per turn).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LoopArgs {
+    /// Most model calls of a run (`chat`: of a turn).
     #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
     pub(crate) max_steps: u32,
-    /// Longest turn: `300s`, `5m`.
+    /// Longest run (`chat`: turn): `300s`, `5m`.
     #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
     pub(crate) timeout: Duration,
     /// Do not observe: actions answer without `changes` unless the model sets
     /// `observe: true`.
     #[arg(long)]
     pub(crate) no_observe: bool,
+}
+
+/// `chat` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) limits: LoopArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) tools: ToolArgs,

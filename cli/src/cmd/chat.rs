@@ -11,48 +11,25 @@ use browser_bridge_agent::conversation::Conversation;
 use browser_bridge_agent::llm::Usage;
 use browser_bridge_agent::runner::{self, RunOptions};
 use browser_bridge_backend::Bridge;
-use browser_bridge_backend::connect::connect;
 use browser_bridge_backend::hub::clients::generated_name;
-use browser_bridge_protocol::{BridgeError, ErrorCode};
 use tokio::io::AsyncBufReadExt;
 
 use crate::args::ChatArgs;
 use crate::cmd::progress::CliProgress;
-use crate::cmd::run::start_mcp;
+use crate::cmd::run::start_agent;
 use crate::output::{EXIT_INTERRUPTED, fail, print_stdout};
 
 /// `browser-bridge chat`: exit code 0 when the input ends or `/quit`.
 pub(crate) async fn chat(args: ChatArgs) -> ExitCode {
-    let config = args.model.config();
-    let key = args.model.api_key.clone();
-    let Some(model) = config.client_with_key(key, |name| std::env::var(name).ok()) else {
-        return fail(&BridgeError::new(
-            ErrorCode::Unauthorized,
-            config.missing_key_message(),
-        ));
-    };
-    let mut mcp = match start_mcp(args.tools.mcp_config.as_deref()).await {
-        Ok(mcp) => mcp,
-        Err(error) => return fail(&error),
-    };
-    let browser = &args.browser;
-    let connected = match connect(
-        browser.listen,
-        browser.config.config_dir.as_deref(),
-        browser.connect_wait,
-    )
-    .await
-    {
-        Ok(connected) => connected,
-        Err(error) => {
-            mcp.close().await;
-            return fail(&error);
-        }
-    };
+    let (model, mut mcp, connected) =
+        match start_agent(&args.model, &args.tools, &args.browser).await {
+            Ok(started) => started,
+            Err(error) => return fail(&error),
+        };
     let options = RunOptions {
-        max_steps: args.max_steps,
-        timeout: args.timeout,
-        observe: !args.no_observe,
+        max_steps: args.limits.max_steps,
+        timeout: args.limits.timeout,
+        observe: !args.limits.no_observe,
         ..RunOptions::new("")
     };
     let bridge = connected.bridge.for_client(&generated_name("chat"));

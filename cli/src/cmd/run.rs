@@ -10,51 +10,31 @@ use std::process::ExitCode;
 
 use std::path::Path;
 
+use browser_bridge_agent::llm::LlmClient;
 use browser_bridge_agent::mcp::{McpHost, config as mcp_config};
 use browser_bridge_agent::runner::{self, RunOptions};
 use browser_bridge_backend::Bridge;
-use browser_bridge_backend::connect::connect;
+use browser_bridge_backend::connect::{Connected, connect};
 use browser_bridge_backend::hub::clients::generated_name;
 use browser_bridge_protocol::{BridgeError, ErrorCode};
 
-use crate::args::RunArgs;
+use crate::args::{BrowserArgs, ModelArgs, RunArgs, ToolArgs};
 use crate::cmd::progress::CliProgress;
 use crate::output::{EXIT_FAILURE, EXIT_INTERRUPTED, fail, print_stdout};
 
 /// `browser-bridge run`: exit code 0 only when the task succeeded.
 pub(crate) async fn run(args: RunArgs) -> ExitCode {
-    let config = args.model.config();
-    let key = args.model.api_key.clone();
-    let Some(model) = config.client_with_key(key, |name| std::env::var(name).ok()) else {
-        return fail(&BridgeError::new(
-            ErrorCode::Unauthorized,
-            config.missing_key_message(),
-        ));
-    };
-    let mut mcp = match start_mcp(args.tools.mcp_config.as_deref()).await {
-        Ok(mcp) => mcp,
-        Err(error) => return fail(&error),
-    };
-    let browser = &args.browser;
-    let connected = match connect(
-        browser.listen,
-        browser.config.config_dir.as_deref(),
-        browser.connect_wait,
-    )
-    .await
-    {
-        Ok(connected) => connected,
-        Err(error) => {
-            mcp.close().await;
-            return fail(&error);
-        }
-    };
+    let (model, mut mcp, connected) =
+        match start_agent(&args.model, &args.tools, &args.browser).await {
+            Ok(started) => started,
+            Err(error) => return fail(&error),
+        };
     let options = RunOptions {
         task: args.task,
         url: args.url.as_deref().map(start_url),
-        max_steps: args.max_steps,
-        timeout: args.timeout,
-        observe: !args.no_observe,
+        max_steps: args.limits.max_steps,
+        timeout: args.limits.timeout,
+        observe: !args.limits.no_observe,
     };
     let mut progress = CliProgress::new(args.json);
     let bridge = connected.bridge.for_client(&generated_name("run"));
@@ -80,6 +60,38 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_FAILURE)
+    }
+}
+
+/// What `run` and `chat` start with: the model client, the MCP servers and the
+/// browser (a running `serve`, else the extension WebSocket hosted here).
+///
+/// # Errors
+/// `unauthorized` without a key the provider needs, `invalid_request` for a
+/// bad `--mcp-config`, and [`connect`]'s errors.
+pub(crate) async fn start_agent(
+    model: &ModelArgs,
+    tools: &ToolArgs,
+    browser: &BrowserArgs,
+) -> Result<(LlmClient, McpHost, Connected), BridgeError> {
+    let config = model.config();
+    let key = model.api_key.clone();
+    let client = config
+        .client_with_key(key, |name| std::env::var(name).ok())
+        .ok_or_else(|| BridgeError::new(ErrorCode::Unauthorized, config.missing_key_message()))?;
+    let mcp = start_mcp(tools.mcp_config.as_deref()).await?;
+    let connected = connect(
+        browser.listen,
+        browser.config.config_dir.as_deref(),
+        browser.connect_wait,
+    )
+    .await;
+    match connected {
+        Ok(connected) => Ok((client, mcp, connected)),
+        Err(error) => {
+            mcp.close().await;
+            Err(error)
+        }
     }
 }
 
