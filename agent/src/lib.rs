@@ -9,6 +9,8 @@
 //! - [`conversation`]: the provider-neutral conversation, prompts, snapshot elision.
 //! - [`guard`]: pure guardrails (repeat refusal, loop detection, reflection budget,
 //!   failed checks, the `STATUS:` line).
+//! - [`mcp`]: other MCP servers' tools offered beside `browser` (the agent as
+//!   an MCP host, rmcp's client).
 //! - [`observe`]: tool results rendered for the model (the `browser` tool's
 //!   renderer, [`browser_bridge_backend::tool::render`]).
 //! - [`runner`]: the ReAct loop.
@@ -17,6 +19,7 @@
 pub mod conversation;
 pub mod guard;
 pub mod llm;
+pub mod mcp;
 pub mod observe;
 pub mod report;
 pub mod runner;

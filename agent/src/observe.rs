@@ -103,6 +103,22 @@ fn page_outcome(page: &PageResult) -> String {
     outcome
 }
 
+/// The observation of another MCP server's tool call: its text, `ok` or the
+/// failure's code as the outcome; never a snapshot, never terminal.
+pub fn of_mcp(outcome: crate::mcp::McpOutcome) -> Observation {
+    let summary = match &outcome.failure {
+        Some(failure) => failure.split(':').next().unwrap_or("failed").to_owned(),
+        None => format!("{} bytes", outcome.content.len()),
+    };
+    Observation {
+        content: outcome.content,
+        outcome: summary,
+        failure: outcome.failure,
+        terminal: None,
+        snapshot: false,
+    }
+}
+
 /// The observation of a failed call.
 pub fn of_error(error: &BridgeError) -> Observation {
     let text = render::error_text(error);

@@ -67,7 +67,17 @@ pub enum AgentEvent {
         /// Reflections left after this one.
         remaining: u32,
     },
-    /// The run ended.
+    /// An MCP server was taken out of the run with its tools: it did not start
+    /// (step 0) or it stopped. Sent once per server.
+    ServerWithdrawn {
+        /// Step number.
+        step: u32,
+        /// Its name in the MCP config.
+        server: String,
+        /// What happened.
+        reason: String,
+    },
+    /// The run (or chat turn) ended.
     Final(FinalReport),
 }
 
@@ -98,6 +108,8 @@ pub enum StopReason {
     NoStatus,
     /// The model API failed.
     Model(String),
+    /// A chat turn: the model answered without a tool call.
+    Answered,
 }
 
 impl StopReason {
@@ -114,6 +126,7 @@ impl StopReason {
             StopReason::Loop(_) => "loop",
             StopReason::NoStatus => "no_status",
             StopReason::Model(_) => "model_error",
+            StopReason::Answered => "answered",
         }
     }
 
@@ -139,6 +152,7 @@ impl StopReason {
                 "the model stopped without a STATUS: DONE / STATUS: FAILED line".into()
             }
             StopReason::Model(error) => format!("model API error: {error}"),
+            StopReason::Answered => "the model answered".into(),
         }
     }
 }
@@ -147,7 +161,8 @@ impl StopReason {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FinalReport {
-    /// `STATUS: DONE`, no unresolved failed check, and no guardrail stop.
+    /// `STATUS: DONE` (a chat turn: an answer), no unresolved failed check, and
+    /// no guardrail stop.
     pub success: bool,
     /// The reason code (see [`StopReason::code`]).
     pub reason: &'static str,

@@ -1,7 +1,9 @@
 //! The ReAct loop: send the conversation, execute the tool calls through the
-//! [`Bridge`], feed back compact observations, reflect after failures, and stop on
-//! a `STATUS:` line or a guardrail. Generic over the bridge and the model, so the
-//! tests drive it with a fake extension and a scripted model server.
+//! [`Bridge`] (or, for `mcp__…` tools, the [`McpHost`]), feed back compact
+//! observations, reflect after failures, and stop on a `STATUS:` line or a
+//! guardrail. Generic over the bridge and the model, so the tests drive it with a
+//! fake extension and a scripted model server. A chat turn ([`chat_turn`]) is
+//! the same loop on a kept conversation, ended by a reply without tool calls.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +17,7 @@ use crate::guard::{
     fingerprint, parse_status,
 };
 use crate::llm::{Model, ToolSpec, Usage};
+use crate::mcp::McpHost;
 use crate::observe::{self, Observation, Terminal};
 use crate::report::{AgentEvent, FinalReport, Progress, StopReason};
 use browser_bridge_backend::bridge::Bridge;
@@ -59,41 +62,77 @@ impl RunOptions {
     }
 }
 
-/// Runs one task to its end and returns the final report (also sent as the last
-/// event to `progress`).
+/// Runs one task to its end with the `browser` tool alone and returns the final
+/// report (also sent as the last event to `progress`).
 pub async fn run_task<B: Bridge, M: Model>(
     bridge: &B,
     model: &M,
     options: &RunOptions,
     progress: &mut impl Progress,
 ) -> FinalReport {
-    let mut run = Run {
-        bridge,
-        progress,
-        started: Instant::now(),
-        deadline: tokio::time::Instant::now() + options.timeout,
-        timeout: options.timeout,
-        observe: options.observe,
-        steps: 0,
-        actions: 0,
-        usage: Usage::default(),
-        repeats: RepeatGuard::default(),
-        loops: LoopDetector::default(),
-        budget: ReflectionBudget::default(),
-        checks: CheckLedger::default(),
-        last_text: String::new(),
-    };
+    run_task_with(bridge, model, &mut McpHost::default(), options, progress).await
+}
+
+/// [`run_task`] with the tools of `mcp`'s servers offered beside `browser`.
+pub async fn run_task_with<B: Bridge, M: Model>(
+    bridge: &B,
+    model: &M,
+    mcp: &mut McpHost,
+    options: &RunOptions,
+    progress: &mut impl Progress,
+) -> FinalReport {
+    let mut run = Run::new(bridge, mcp, progress, options);
     let stop = run.drive(model, options).await;
     let report = run.finish(stop);
     run.progress.event(&AgentEvent::Final(report.clone()));
     report
 }
 
+/// One turn of a chat: `text` is added to `conversation` (a new one, started
+/// with the tabs under control, when it is `None`), then the loop runs until
+/// the model replies without a tool call (`answered`) or a guardrail stops it;
+/// the conversation keeps every turn for the next. `options.task` is unused.
+pub async fn chat_turn<B: Bridge, M: Model>(
+    bridge: &B,
+    model: &M,
+    mcp: &mut McpHost,
+    conversation: &mut Option<Conversation>,
+    text: &str,
+    options: &RunOptions,
+    progress: &mut impl Progress,
+) -> FinalReport {
+    let mut run = Run::new(bridge, mcp, progress, options);
+    let stop = match conversation {
+        Some(conversation) => {
+            conversation.push(Turn::User(text.to_owned()));
+            run.converse(model, conversation, options.max_steps, true)
+                .await
+        }
+        None => match run.prelude(None).await {
+            Err(stop) => stop,
+            Ok(context) => {
+                let started = conversation.insert(Conversation::chat(text, context.as_deref()));
+                run.converse(model, started, options.max_steps, true).await
+            }
+        },
+    };
+    if let Some(conversation) = conversation {
+        conversation.close_open_calls(TURN_CUT_SHORT);
+    }
+    let report = run.finish(stop);
+    run.progress.event(&AgentEvent::Final(report.clone()));
+    report
+}
+
+/// The result of a call a chat turn never finished (the turn stopped first).
+const TURN_CUT_SHORT: &str = "not run: the turn stopped before this call";
+
 /// How a run ends: the reason and the answer to print.
 type Stop = (StopReason, String);
 
 struct Run<'a, B, P> {
     bridge: &'a B,
+    mcp: &'a mut McpHost,
     progress: &'a mut P,
     started: Instant,
     deadline: tokio::time::Instant,
@@ -109,17 +148,50 @@ struct Run<'a, B, P> {
     last_text: String,
 }
 
-impl<B: Bridge, P: Progress> Run<'_, B, P> {
+impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
+    fn new(bridge: &'a B, mcp: &'a mut McpHost, progress: &'a mut P, options: &RunOptions) -> Self {
+        Run {
+            bridge,
+            mcp,
+            progress,
+            started: Instant::now(),
+            deadline: tokio::time::Instant::now() + options.timeout,
+            timeout: options.timeout,
+            observe: options.observe,
+            steps: 0,
+            actions: 0,
+            usage: Usage::default(),
+            repeats: RepeatGuard::default(),
+            loops: LoopDetector::default(),
+            budget: ReflectionBudget::default(),
+            checks: CheckLedger::default(),
+            last_text: String::new(),
+        }
+    }
+
     async fn drive<M: Model>(&mut self, model: &M, options: &RunOptions) -> Stop {
         let context = match self.prelude(options.url.as_deref()).await {
             Ok(context) => context,
             Err(stop) => return stop,
         };
         let mut conversation = Conversation::new(&options.task, context.as_deref());
-        let tool = ToolSpec::browser();
+        self.converse(model, &mut conversation, options.max_steps, false)
+            .await
+    }
+
+    /// The loop on `conversation`: at most `max_steps` model calls. In a chat
+    /// (`chat`), a reply without tool calls is the turn's answer; in a task it
+    /// must end with a `STATUS:` line.
+    async fn converse<M: Model>(
+        &mut self,
+        model: &M,
+        conversation: &mut Conversation,
+        max_steps: u32,
+        chat: bool,
+    ) -> Stop {
         let mut nudges = 0;
         loop {
-            if self.steps >= options.max_steps {
+            if self.steps >= max_steps {
                 return (StopReason::MaxSteps(self.steps), self.last_text.clone());
             }
             self.steps += 1;
@@ -128,8 +200,13 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                 step,
                 elapsed_ms: elapsed_ms(self.started),
             });
+            self.mcp.poll();
+            self.report_withdrawals(step);
+            let mut tools = vec![ToolSpec::browser()];
+            tools.extend(self.mcp.specs());
+            conversation.mcp_tools(tools.len() > 1);
             self.progress.waiting_for_model(true);
-            let reply = timeout_at(self.deadline, model.reply(&conversation, &tool)).await;
+            let reply = timeout_at(self.deadline, model.reply(conversation, &tools)).await;
             self.progress.waiting_for_model(false);
             let reply = match reply {
                 Err(_) => return self.timed_out(),
@@ -151,6 +228,9 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                 });
             }
 
+            if reply.calls.is_empty() && chat {
+                return (StopReason::Answered, reply.text.trim().to_owned());
+            }
             if reply.calls.is_empty() {
                 let (answer, status) = parse_status(&reply.text);
                 match status {
@@ -172,10 +252,11 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
 
             let mut failure = None;
             for (n, call) in reply.calls.iter().enumerate() {
-                let action = call.arguments["action"]
-                    .as_str()
-                    .unwrap_or(&call.name)
-                    .to_owned();
+                let browser = call.name == tool::TOOL_NAME;
+                let action = match call.arguments["action"].as_str() {
+                    Some(action) if browser => action.to_owned(),
+                    _ => call.name.clone(),
+                };
                 self.progress.event(&AgentEvent::ToolCall {
                     step,
                     call_id: call.id.clone(),
@@ -188,11 +269,18 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                         Usage::default()
                     },
                 });
-                let print = fingerprint(&call.arguments);
-                let (observation, refused, ms) = if call.name != tool::TOOL_NAME {
+                let print = if browser {
+                    fingerprint(&call.arguments)
+                } else {
+                    fingerprint(&json!({"tool": call.name, "arguments": call.arguments}))
+                };
+                let (observation, refused, ms) = if !browser && !self.mcp.knows(&call.name) {
+                    let mut offered = vec![tool::TOOL_NAME.to_owned()];
+                    offered.extend(self.mcp.specs().into_iter().map(|spec| spec.name));
                     let error = BridgeError::invalid_request(format!(
-                        "unknown tool `{}`; the only tool is `browser`",
-                        call.name
+                        "unknown tool `{}`; the tools are: {}",
+                        call.name,
+                        offered.join(", ")
                     ));
                     (observe::of_error(&error), false, 0)
                 } else if let Some(refusal) = self.repeats.check(&print) {
@@ -207,11 +295,19 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
                     (observation, true, 0)
                 } else {
                     let started = Instant::now();
-                    let Ok(observation) =
+                    let executed = if browser {
                         timeout_at(self.deadline, self.execute(&call.arguments)).await
-                    else {
+                    } else {
+                        timeout_at(self.deadline, self.mcp.call(&call.name, &call.arguments))
+                            .await
+                            .map(observe::of_mcp)
+                    };
+                    let Ok(observation) = executed else {
                         return self.timed_out();
                     };
+                    if !browser {
+                        self.report_withdrawals(step);
+                    }
                     self.actions += 1;
                     self.repeats
                         .record(print.clone(), &action, observation.failure.is_some());
@@ -273,6 +369,7 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
             step: 0,
             elapsed_ms: 0,
         });
+        self.report_withdrawals(0);
         let Some(url) = url else {
             let (observation, result) = self.prelude_call(json!({"action": "list_tabs"})).await?;
             return Ok(Some(match result {
@@ -350,6 +447,17 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
         Ok((observation, result))
     }
 
+    /// Reports, once each, the MCP servers withdrawn since the last report.
+    fn report_withdrawals(&mut self, step: u32) {
+        for withdrawal in self.mcp.take_reports() {
+            self.progress.event(&AgentEvent::ServerWithdrawn {
+                step,
+                server: withdrawal.server,
+                reason: withdrawal.reason,
+            });
+        }
+    }
+
     /// Decodes and executes one `browser` call and renders what came back.
     async fn execute(&self, arguments: &Value) -> Observation {
         self.execute_typed(arguments).await.0
@@ -377,7 +485,10 @@ impl<B: Bridge, P: Progress> Run<'_, B, P> {
 
     fn finish(&self, (stop, answer): Stop) -> FinalReport {
         FinalReport {
-            success: stop == StopReason::Status(Status::Done),
+            success: matches!(
+                stop,
+                StopReason::Status(Status::Done) | StopReason::Answered
+            ),
             reason: stop.code(),
             detail: stop.detail(),
             answer,

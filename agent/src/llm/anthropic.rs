@@ -34,8 +34,12 @@ impl AnthropicClient {
 }
 
 impl Model for AnthropicClient {
-    async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
-        let body = request_body(&self.endpoint.model, conversation, tool);
+    async fn reply(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolSpec],
+    ) -> Result<Reply, LlmError> {
+        let body = request_body(&self.endpoint.model, conversation, tools);
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.to_string()));
@@ -45,8 +49,8 @@ impl Model for AnthropicClient {
     }
 }
 
-/// The request body: `system`, the turns as alternating messages, the tool.
-pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -> Value {
+/// The request body: `system`, the turns as alternating messages, the tools.
+pub fn request_body(model: &str, conversation: &Conversation, tools: &[ToolSpec]) -> Value {
     let mut messages: Vec<Value> = Vec::new();
     for turn in conversation.elided_turns() {
         let (role, blocks) = match turn {
@@ -104,11 +108,14 @@ pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -
             "cache_control": {"type": "ephemeral"},
         }],
         "messages": messages,
-        "tools": [{
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": tool.schema,
-        }],
+        "tools": tools
+            .iter()
+            .map(|tool| json!({
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.schema,
+            }))
+            .collect::<Vec<_>>(),
     })
 }
 
@@ -174,7 +181,7 @@ mod tests {
             snapshot: false,
         });
         conversation.push(Turn::User("reflect".into()));
-        let body = request_body("m", &conversation, &ToolSpec::browser());
+        let body = request_body("m", &conversation, &[ToolSpec::browser()]);
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 3);
         assert_eq!(messages[1]["role"], "assistant");

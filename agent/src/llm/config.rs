@@ -7,10 +7,12 @@ use crate::llm::{self, LlmClient, Provider};
 /// ([`llm::api_key`]) and the CLI's `--base-url`, `--provider`, `--model`
 /// defaults. Tests that spawn the binary clear them so that a developer's own
 /// settings cannot leak into the run.
-pub const MODEL_ENV_VARIABLES: [&str; 6] = [
+pub const MODEL_ENV_VARIABLES: [&str; 8] = [
     llm::KEY_VARIABLE,
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
     "BROWSER_BRIDGE_BASE_URL",
     "BROWSER_BRIDGE_PROVIDER",
     "BROWSER_BRIDGE_MODEL",
@@ -37,11 +39,24 @@ impl ModelConfig {
 
     /// The client, with the key read through `lookup` (`std::env::var` in the
     /// CLI). `None` when there is no key and the base URL is not a loopback server
-    /// (which may need none): [`ModelConfig::missing_key_message`] says why.
+    /// (which may need none), or for Copilot, which always needs the GitHub
+    /// token: [`ModelConfig::missing_key_message`] says why.
     pub fn client(&self, lookup: impl Fn(&str) -> Option<String>) -> Option<LlmClient> {
-        let key = llm::api_key(self.provider, lookup);
+        self.client_with_key(None, lookup)
+    }
+
+    /// [`ModelConfig::client`] with a key given outright (`--api-key`), which wins
+    /// over the environment.
+    pub fn client_with_key(
+        &self,
+        key: Option<String>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Option<LlmClient> {
+        let key = key
+            .filter(|key| !key.trim().is_empty())
+            .or_else(|| llm::api_key(self.provider, lookup));
         let base = self.base_url();
-        if key.is_none() && !is_loopback_url(&base) {
+        if key.is_none() && (self.provider == Provider::Copilot || !is_loopback_url(&base)) {
             return None;
         }
         let model = self
@@ -53,10 +68,18 @@ impl ModelConfig {
 
     /// Why there is no client.
     pub fn missing_key_message(&self) -> String {
+        let variables = self.provider.key_variables().join(" or ");
+        if self.provider == Provider::Copilot {
+            return format!(
+                "no GitHub token: set {variables} (or {}, or pass --api-key) to a token of \
+                 an account with Copilot",
+                llm::KEY_VARIABLE
+            );
+        }
         format!(
-            "no API key: set {} or {} (a loopback --base-url such as Ollama's needs none)",
+            "no API key: set {} or {variables}, or pass --api-key (a loopback --base-url \
+             such as Ollama's needs none)",
             llm::KEY_VARIABLE,
-            self.provider.key_variable()
         )
     }
 }
@@ -103,5 +126,20 @@ mod tests {
             ..remote
         };
         assert!(local.client(|_| None).is_some());
+        let copilot = ModelConfig {
+            provider: Provider::Copilot,
+            ..local
+        };
+        assert!(copilot.client(|_| None).is_none(), "Copilot needs a token");
+        assert!(
+            copilot
+                .client_with_key(Some("gho_x".into()), |_| None)
+                .is_some()
+        );
+        assert!(
+            copilot
+                .missing_key_message()
+                .contains("GITHUB_TOKEN or GH_TOKEN")
+        );
     }
 }

@@ -1,10 +1,12 @@
 //! Chat models with native tool calling, over plain HTTP (reqwest; no provider
 //! SDK): an OpenAI-compatible chat-completions client ([`openai`]: OpenAI,
-//! DeepSeek, Qwen, Ollama, LM Studio… chosen by base URL) and an Anthropic
-//! Messages client ([`anthropic`]).
+//! DeepSeek, Qwen, Ollama, LM Studio… chosen by base URL), an Anthropic
+//! Messages client ([`anthropic`]) and GitHub Copilot's chat API ([`copilot`]:
+//! a token exchange, then the OpenAI wire format).
 
 pub mod anthropic;
 mod config;
+pub mod copilot;
 pub mod openai;
 
 pub use config::{MODEL_ENV_VARIABLES, ModelConfig, is_loopback_url};
@@ -84,10 +86,11 @@ pub enum LlmError {
     Shape(String),
 }
 
-/// The tool offered to the model: its name, description and JSON Schema.
+/// A tool offered to the model: its name, description and JSON Schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
-    /// `browser`.
+    /// `browser`, or `mcp__<server>__<tool>` for another MCP server's tool
+    /// (`^[a-zA-Z0-9_-]{1,64}$`, the providers' pattern).
     pub name: String,
     /// What it does and how its errors are handled.
     pub description: String,
@@ -109,11 +112,12 @@ impl ToolSpec {
 
 /// A chat model the loop can ask for the next step.
 pub trait Model: Send + Sync {
-    /// Sends the conversation with the tool offered and returns the reply.
+    /// Sends the conversation with `tools` offered (`browser` first) and returns
+    /// the reply.
     fn reply(
         &self,
         conversation: &Conversation,
-        tool: &ToolSpec,
+        tools: &[ToolSpec],
     ) -> impl Future<Output = Result<Reply, LlmError>> + Send;
 }
 
@@ -124,6 +128,10 @@ pub enum Provider {
     Openai,
     /// Anthropic Messages (`POST {base}/messages`).
     Anthropic,
+    /// GitHub Copilot: the GitHub token exchanged for a session token at
+    /// `{base}/copilot_internal/v2/token`, then OpenAI chat completions at the
+    /// chat base the exchange names ([`copilot`]).
+    Copilot,
 }
 
 impl Provider {
@@ -132,6 +140,8 @@ impl Provider {
         match self {
             Provider::Openai => "https://api.openai.com/v1",
             Provider::Anthropic => "https://api.anthropic.com/v1",
+            // The token exchange's base; the chat base comes from the exchange.
+            Provider::Copilot => "https://api.github.com",
         }
     }
 
@@ -140,14 +150,17 @@ impl Provider {
         match self {
             Provider::Openai => "gpt-4.1-mini",
             Provider::Anthropic => "claude-sonnet-4-5",
+            Provider::Copilot => "gpt-4.1",
         }
     }
 
-    /// The provider's usual API key variable.
-    pub fn key_variable(self) -> &'static str {
+    /// The provider's usual API key variables, in the order read (Copilot's
+    /// key is the user's GitHub token, as the `gh` CLI reads it).
+    pub fn key_variables(self) -> &'static [&'static str] {
         match self {
-            Provider::Openai => "OPENAI_API_KEY",
-            Provider::Anthropic => "ANTHROPIC_API_KEY",
+            Provider::Openai => &["OPENAI_API_KEY"],
+            Provider::Anthropic => &["ANTHROPIC_API_KEY"],
+            Provider::Copilot => &["GITHUB_TOKEN", "GH_TOKEN"],
         }
     }
 }
@@ -155,12 +168,12 @@ impl Provider {
 /// The variable read first for the API key, whatever the provider.
 pub const KEY_VARIABLE: &str = "BROWSER_BRIDGE_API_KEY";
 
-/// The API key: `BROWSER_BRIDGE_API_KEY`, else the provider's usual variable
+/// The API key: `BROWSER_BRIDGE_API_KEY`, else the provider's usual variables
 /// (empty values count as unset). `lookup` reads a variable (`std::env::var` in
 /// the CLI; a map in tests).
 pub fn api_key(provider: Provider, lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
-    [KEY_VARIABLE, provider.key_variable()]
-        .into_iter()
+    std::iter::once(KEY_VARIABLE)
+        .chain(provider.key_variables().iter().copied())
         .filter_map(lookup)
         .find(|value| !value.trim().is_empty())
 }
@@ -172,11 +185,14 @@ pub enum LlmClient {
     Openai(openai::OpenAiClient),
     /// Anthropic Messages.
     Anthropic(anthropic::AnthropicClient),
+    /// GitHub Copilot.
+    Copilot(copilot::CopilotClient),
 }
 
 impl LlmClient {
     /// A client for `provider` at `base_url` using `model`; `api_key` may be
-    /// absent for local servers (Ollama, LM Studio).
+    /// absent for local servers (Ollama, LM Studio). For Copilot it is the GitHub
+    /// token (an absent one makes every exchange fail with HTTP 401).
     pub fn new(provider: Provider, base_url: &str, model: &str, api_key: Option<String>) -> Self {
         let http = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
@@ -189,15 +205,26 @@ impl LlmClient {
             Provider::Anthropic => LlmClient::Anthropic(anthropic::AnthropicClient::new(
                 http, base_url, model, api_key,
             )),
+            Provider::Copilot => LlmClient::Copilot(copilot::CopilotClient::new(
+                http,
+                base_url,
+                model,
+                api_key.as_deref().unwrap_or_default(),
+            )),
         }
     }
 }
 
 impl Model for LlmClient {
-    async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
+    async fn reply(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolSpec],
+    ) -> Result<Reply, LlmError> {
         match self {
-            LlmClient::Openai(client) => client.reply(conversation, tool).await,
-            LlmClient::Anthropic(client) => client.reply(conversation, tool).await,
+            LlmClient::Openai(client) => client.reply(conversation, tools).await,
+            LlmClient::Anthropic(client) => client.reply(conversation, tools).await,
+            LlmClient::Copilot(client) => client.reply(conversation, tools).await,
         }
     }
 }
@@ -376,6 +403,8 @@ mod tests {
         );
         let other_provider = env(&[("ANTHROPIC_API_KEY", "an")]);
         assert_eq!(api_key(Provider::Openai, other_provider), None);
+        let gh = env(&[("GITHUB_TOKEN", ""), ("GH_TOKEN", "gho_1")]);
+        assert_eq!(api_key(Provider::Copilot, gh).as_deref(), Some("gho_1"));
     }
 
     /// With TLS compiled in, an https base URL gets as far as the handshake (a
@@ -397,7 +426,7 @@ mod tests {
         );
         let conversation = Conversation::new("t", None);
         let error = client
-            .reply(&conversation, &ToolSpec::browser())
+            .reply(&conversation, &[ToolSpec::browser()])
             .await
             .expect_err("the server hangs up");
         let LlmError::Http { source, .. } = &error else {

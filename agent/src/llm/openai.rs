@@ -30,8 +30,12 @@ impl OpenAiClient {
 }
 
 impl Model for OpenAiClient {
-    async fn reply(&self, conversation: &Conversation, tool: &ToolSpec) -> Result<Reply, LlmError> {
-        let body = request_body(&self.endpoint.model, conversation, tool);
+    async fn reply(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolSpec],
+    ) -> Result<Reply, LlmError> {
+        let body = request_body(&self.endpoint.model, conversation, tools);
         let headers: Vec<(&str, String)> = self
             .endpoint
             .api_key
@@ -43,11 +47,11 @@ impl Model for OpenAiClient {
     }
 }
 
-/// The request body: system message, the (elided) turns, the one tool. No
+/// The request body: system message, the (elided) turns, the tools. No
 /// `max_tokens`, `temperature` or `tool_choice`: OpenAI's reasoning models refuse
 /// the first two, and some compatible local servers the last; the defaults
 /// (auto tool choice, the model's own limits) are what the loop wants.
-pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -> Value {
+pub fn request_body(model: &str, conversation: &Conversation, tools: &[ToolSpec]) -> Value {
     let mut messages = vec![json!({"role": "system", "content": conversation.system})];
     for turn in conversation.elided_turns() {
         messages.push(match turn {
@@ -82,14 +86,17 @@ pub fn request_body(model: &str, conversation: &Conversation, tool: &ToolSpec) -
     json!({
         "model": model,
         "messages": messages,
-        "tools": [{
-            "type": "function",
-            "function": {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": tool.schema,
-            },
-        }],
+        "tools": tools
+            .iter()
+            .map(|tool| json!({
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.schema,
+                },
+            }))
+            .collect::<Vec<_>>(),
     })
 }
 
@@ -162,7 +169,7 @@ mod tests {
             snapshot: true,
         });
         conversation.push(Turn::User("reflect".into()));
-        let body = request_body("m", &conversation, &ToolSpec::browser());
+        let body = request_body("m", &conversation, &[ToolSpec::browser()]);
         let messages = body["messages"].as_array().unwrap();
         let roles: Vec<&str> = messages
             .iter()

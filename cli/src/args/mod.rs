@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 #[cfg(feature = "agent")]
 mod run;
 #[cfg(feature = "agent")]
-pub(crate) use run::RunArgs;
+pub(crate) use run::{BrowserArgs, ChatArgs, ModelArgs, RunArgs, ToolArgs};
 
 /// `browser-bridge`: let an AI agent act in your real browser.
 #[derive(Debug, Parser)]
@@ -44,6 +44,10 @@ pub(crate) enum Command {
     /// Complete a task in the browser with an LLM (the built-in agent).
     #[cfg(feature = "agent")]
     Run(RunArgs),
+    /// Talk with the built-in agent on the terminal, one stdin line per turn
+    /// (`/reset` forgets the conversation, `/quit` or end of input ends it).
+    #[cfg(feature = "agent")]
+    Chat(ChatArgs),
 }
 
 /// Where the config directory is.

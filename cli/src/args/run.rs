@@ -1,7 +1,8 @@
-//! `run`'s arguments: the task, the model ([`ModelArgs`]) and where the browser
-//! is ([`BrowserArgs`]).
+//! `run`'s and `chat`'s arguments: the task, the model ([`ModelArgs`]), other
+//! MCP servers ([`ToolArgs`]) and where the browser is ([`BrowserArgs`]).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use browser_bridge_agent::llm::{ModelConfig, Provider};
@@ -14,7 +15,8 @@ use super::{ConfigArgs, parse_duration};
 /// Which model, where.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ModelArgs {
-    /// Wire format: OpenAI-compatible chat completions or Anthropic Messages.
+    /// Wire format: OpenAI-compatible chat completions, Anthropic Messages, or
+    /// GitHub Copilot (the GitHub token from GITHUB_TOKEN / GH_TOKEN / --api-key).
     #[arg(
         long,
         env = "BROWSER_BRIDGE_PROVIDER",
@@ -22,12 +24,17 @@ pub(crate) struct ModelArgs {
         default_value = "openai"
     )]
     pub(crate) provider: ProviderArg,
-    /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5).
+    /// Model name (default: gpt-4.1-mini / claude-sonnet-4-5 / gpt-4.1 for Copilot).
     #[arg(long, env = "BROWSER_BRIDGE_MODEL")]
     pub(crate) model: Option<String>,
-    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`.
+    /// API base URL, e.g. `http://127.0.0.1:11434/v1` for Ollama, `https://api.deepseek.com/v1`;
+    /// for Copilot the GitHub API of the token exchange (default `https://api.github.com`).
     #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
     pub(crate) base_url: Option<String>,
+    /// The API key (for Copilot: the GitHub token), over the environment's.
+    /// Other users can read a process's arguments: prefer the variables.
+    #[arg(long, value_name = "KEY")]
+    pub(crate) api_key: Option<String>,
 }
 
 /// `--provider`: the model API's wire format.
@@ -37,6 +44,8 @@ pub(crate) enum ProviderArg {
     Openai,
     /// Anthropic Messages.
     Anthropic,
+    /// GitHub Copilot's chat API.
+    Copilot,
 }
 
 impl ModelArgs {
@@ -46,11 +55,21 @@ impl ModelArgs {
             provider: match self.provider {
                 ProviderArg::Openai => Provider::Openai,
                 ProviderArg::Anthropic => Provider::Anthropic,
+                ProviderArg::Copilot => Provider::Copilot,
             },
             model: self.model.clone(),
             base_url: self.base_url.clone(),
         }
     }
+}
+
+/// Tools beside `browser`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ToolArgs {
+    /// Offer the tools of these MCP servers too: the `mcpServers` JSON file of
+    /// Claude Desktop and Cursor (`command`/`args`/`env`, or `url`/`headers`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) mcp_config: Option<PathBuf>,
 }
 
 /// Where the browser is.
@@ -79,19 +98,47 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) model: ModelArgs,
-    /// Most model calls.
-    #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
-    pub(crate) max_steps: u32,
-    /// Longest run: `300s`, `5m`.
-    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
-    pub(crate) timeout: Duration,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) limits: LoopArgs,
     /// Write one NDJSON event per line on stdout instead of the answer.
     #[arg(long)]
     pub(crate) json: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) tools: ToolArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) browser: BrowserArgs,
+}
+
+/// The loop's limits and defaults, per run (`chat`: per turn).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LoopArgs {
+    /// Most model calls of a run (`chat`: of a turn).
+    #[arg(long, default_value_t = runner::DEFAULT_MAX_STEPS)]
+    pub(crate) max_steps: u32,
+    /// Longest run (`chat`: turn): `300s`, `5m`.
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = parse_duration)]
+    pub(crate) timeout: Duration,
     /// Do not observe: actions answer without `changes` unless the model sets
     /// `observe: true`.
     #[arg(long)]
     pub(crate) no_observe: bool,
+}
+
+/// `chat` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) model: ModelArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) limits: LoopArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) tools: ToolArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) browser: BrowserArgs,

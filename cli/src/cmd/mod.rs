@@ -2,6 +2,8 @@
 //! turns its outcome into the process exit code ([`crate::output`]).
 
 mod act;
+#[cfg(feature = "agent")]
+mod chat;
 mod mcp;
 mod pair;
 #[cfg(feature = "agent")]
@@ -22,6 +24,8 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         // Its exit code is the task's verdict, not only an error.
         #[cfg(feature = "agent")]
         Command::Run(args) => return run::run(args).await,
+        #[cfg(feature = "agent")]
+        Command::Chat(args) => return chat::chat(args).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::Pair(args) => pair::pair(&args),

@@ -112,6 +112,9 @@ pub(crate) fn human_line(event: &AgentEvent) -> Option<String> {
         } => Some(format!(
             "    ↺ reflection requested ({remaining} left) after: {failure}"
         )),
+        AgentEvent::ServerWithdrawn { server, reason, .. } => Some(format!(
+            "    ! MCP server {server:?} withdrawn with its tools: {reason}"
+        )),
         AgentEvent::Final(report) => Some(format!("{} ({})", report.summary_line(), report.detail)),
     }
 }

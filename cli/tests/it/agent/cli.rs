@@ -13,7 +13,7 @@ use super::{FakeBrowser, claim_page};
 const BIN: &str = env!("CARGO_BIN_EXE_browser-bridge");
 
 /// The binary with no key or model settings inherited from the environment.
-fn command() -> Command {
+pub(super) fn command() -> Command {
     let mut command = Command::new(BIN);
     for var in MODEL_ENV_VARIABLES {
         command.env_remove(var);
@@ -22,7 +22,7 @@ fn command() -> Command {
     command
 }
 
-async fn run_cli(browser: &FakeBrowser, llm: &ScriptedLlm, extra: &[&str]) -> Output {
+pub(super) async fn run_cli(browser: &FakeBrowser, llm: &ScriptedLlm, extra: &[&str]) -> Output {
     let mut command = command();
     command
         .args(["run", "file a claim for policy P-1234"])
@@ -42,7 +42,7 @@ async fn run_cli(browser: &FakeBrowser, llm: &ScriptedLlm, extra: &[&str]) -> Ou
         .unwrap()
 }
 
-fn claim_script() -> Vec<Reply> {
+pub(super) fn claim_script() -> Vec<Reply> {
     vec![
         Reply::call(json!({"action": "type", "uid": "e1", "text": "P-1234"})).usage(900, 20),
         Reply::call(json!({"action": "click", "uid": "e2"})).usage(1000, 15),

@@ -15,7 +15,10 @@ use serde_json::{Value, json};
 
 use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 
+mod chat;
 mod cli;
+mod copilot;
+mod mcp_host;
 
 /// The page the fake extension shows: a claim form.
 fn claim_page() -> Value {

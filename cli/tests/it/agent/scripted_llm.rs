@@ -1,7 +1,9 @@
 //! A scripted LLM: a real HTTP server on 127.0.0.1:0 that speaks the OpenAI
 //! chat-completions wire format (`POST /v1/chat/completions`) and the Anthropic
 //! Messages format (`POST /v1/messages`), answering each request with the next
-//! reply of a script (text and/or tool calls, with usage fields). It checks the
+//! reply of a script (text and/or tool calls, with usage fields). It also plays
+//! GitHub's Copilot token exchange (`GET /copilot_internal/v2/token`), handing
+//! out scripted session tokens whose chat base is this server's `/v1`. It checks the
 //! conversation it is sent the way the real APIs do (every tool call answered by
 //! a tool result with its id; Anthropic roles alternating) and answers 400 when it
 //! is not, so a malformed conversation fails the run instead of passing silently.
@@ -16,9 +18,9 @@ use std::sync::{Arc, Mutex};
 use axum::Json;
 use axum::Router;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 /// Which wire format a run uses (the server answers both; this picks the path).
@@ -39,8 +41,10 @@ pub type ReplyFn = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
 pub struct Reply {
     /// Text content.
     pub text: String,
-    /// Tool call arguments, one call each (tool `browser`).
+    /// Tool call arguments, one call each (tool `browser` unless `tools` names another).
     pub calls: Vec<Value>,
+    /// The tool name of each call in `calls` (missing ones: `browser`).
+    pub tools: Vec<String>,
     /// (prompt, completion) tokens reported.
     pub usage: (u64, u64),
     /// The part of the prompt tokens reported as read from the prompt cache.
@@ -56,6 +60,7 @@ impl std::fmt::Debug for Reply {
         f.debug_struct("Reply")
             .field("text", &self.text)
             .field("calls", &self.calls)
+            .field("tools", &self.tools)
             .field("usage", &self.usage)
             .field("cached", &self.cached)
             .field("dynamic", &self.dynamic.is_some())
@@ -70,21 +75,29 @@ impl Reply {
             text: String::new(),
             calls: vec![arguments],
             usage: (100, 10),
-            cached: 0,
-            status: None,
-            dynamic: None,
+            ..Reply::default()
         }
+    }
+
+    /// One call of the tool `name` with these arguments, 100 + 10 tokens.
+    pub fn call_tool(name: &str, arguments: Value) -> Reply {
+        Reply {
+            tools: vec![name.into()],
+            ..Reply::call(arguments)
+        }
+    }
+
+    /// The tool name of call `n`.
+    fn tool_name(&self, n: usize) -> &str {
+        self.tools.get(n).map_or("browser", String::as_str)
     }
 
     /// A text-only reply (e.g. the final answer), 100 + 10 tokens.
     pub fn text(text: &str) -> Reply {
         Reply {
             text: text.into(),
-            calls: Vec::new(),
             usage: (100, 10),
-            cached: 0,
-            status: None,
-            dynamic: None,
+            ..Reply::default()
         }
     }
 
@@ -127,7 +140,14 @@ impl Reply {
 struct Shared {
     script: VecDeque<Reply>,
     requests: Vec<Value>,
+    /// Per chat request: the headers a Copilot integration must send.
+    headers: Vec<Value>,
     calls_made: usize,
+    /// Copilot session tokens to hand out: (token, seconds until it expires).
+    copilot_tokens: VecDeque<(String, i64)>,
+    /// The `Authorization` header of every token exchange.
+    exchanges: Vec<String>,
+    base_url: String,
 }
 
 /// A running scripted server.
@@ -147,16 +167,25 @@ impl Drop for ScriptedLlm {
 impl ScriptedLlm {
     /// Serves `script` on 127.0.0.1:0.
     pub async fn start(script: Vec<Reply>) -> ScriptedLlm {
+        Self::with_copilot_tokens(script, Vec::new()).await
+    }
+
+    /// Serves `script`, and hands out `tokens` (token, seconds to expiry; 0:
+    /// expired at once) one per Copilot token exchange, in order.
+    pub async fn with_copilot_tokens(script: Vec<Reply>, tokens: Vec<(&str, i64)>) -> ScriptedLlm {
         let shared = Arc::new(Mutex::new(Shared {
             script: script.into(),
+            copilot_tokens: tokens.into_iter().map(|(t, s)| (t.to_owned(), s)).collect(),
             ..Shared::default()
         }));
         let app = Router::new()
             .route("/v1/chat/completions", post(openai))
             .route("/v1/messages", post(anthropic))
+            .route("/copilot_internal/v2/token", get(copilot_token))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        shared.lock().unwrap().base_url = format!("http://{addr}/v1");
         let task = tokio::spawn(async move {
             axum::serve(listener, app).await.unwrap();
         });
@@ -171,6 +200,22 @@ impl ScriptedLlm {
     /// Every request body received, in order.
     pub fn requests(&self) -> Vec<Value> {
         self.shared.lock().unwrap().requests.clone()
+    }
+
+    /// `http://127.0.0.1:<port>`, Copilot's `--base-url` (the GitHub API).
+    pub fn github_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Per chat-completions request: its `authorization`, `editor-version`,
+    /// `copilot-integration-id` and `user-agent` headers.
+    pub fn headers(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().headers.clone()
+    }
+
+    /// The `Authorization` header of every Copilot token exchange.
+    pub fn exchanges(&self) -> Vec<String> {
+        self.shared.lock().unwrap().exchanges.clone()
     }
 
     /// Replies not yet used.
@@ -231,10 +276,57 @@ fn bad_request(message: String) -> Answer {
         .into_response()
 }
 
-async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
+/// GitHub's `GET /copilot_internal/v2/token`: the next scripted session token,
+/// 401 without `Authorization: token …`, 404 when none is left.
+async fn copilot_token(State(shared): State<Arc<Mutex<Shared>>>, headers: HeaderMap) -> Answer {
+    let mut shared = shared.lock().unwrap();
+    let authorization = header(&headers, "authorization");
+    shared.exchanges.push(authorization.clone());
+    if !authorization.starts_with("token ") || authorization.len() <= "token ".len() {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"message": "Bad credentials"})),
+        )
+            .into_response();
+    }
+    let Some((token, seconds)) = shared.copilot_tokens.pop_front() else {
+        return (StatusCode::NOT_FOUND, Json(json!({"message": "Not Found"}))).into_response();
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    Json(json!({
+        "token": token,
+        "expires_at": now + seconds,
+        "refresh_in": (seconds - 300).max(0),
+        "endpoints": {"api": shared.base_url},
+    }))
+    .into_response()
+}
+
+fn header(headers: &HeaderMap, name: &str) -> String {
+    headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn openai(
+    State(shared): State<Arc<Mutex<Shared>>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Answer {
     if let Err(message) = check_openai(&body) {
         return bad_request(message);
     }
+    shared.lock().unwrap().headers.push(json!({
+        "authorization": header(&headers, "authorization"),
+        "editor-version": header(&headers, "editor-version"),
+        "copilot-integration-id": header(&headers, "copilot-integration-id"),
+        "user-agent": header(&headers, "user-agent"),
+    }));
     let (reply, ids) = match next(&shared, body) {
         Ok(next) => next,
         Err(answer) => return *answer,
@@ -243,9 +335,10 @@ async fn openai(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value
         .calls
         .iter()
         .zip(&ids)
-        .map(|(arguments, id)| {
+        .enumerate()
+        .map(|(n, (arguments, id))| {
             json!({"id": id, "type": "function",
-                   "function": {"name": "browser", "arguments": arguments.to_string()}})
+                   "function": {"name": reply.tool_name(n), "arguments": arguments.to_string()}})
         })
         .collect();
     let mut message = json!({
@@ -284,8 +377,10 @@ async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Va
     if !reply.text.is_empty() {
         content.push(json!({"type": "text", "text": reply.text}));
     }
-    for (arguments, id) in reply.calls.iter().zip(&ids) {
-        content.push(json!({"type": "tool_use", "id": id, "name": "browser", "input": arguments}));
+    for (n, (arguments, id)) in reply.calls.iter().zip(&ids).enumerate() {
+        content.push(
+            json!({"type": "tool_use", "id": id, "name": reply.tool_name(n), "input": arguments}),
+        );
     }
     let (prompt, completion) = reply.usage;
     (
@@ -419,6 +514,17 @@ pub fn last_user_text(request: &Value) -> String {
     }
     parts.reverse();
     parts.join("\n")
+}
+
+/// The names of the tools a request offers (either wire format), in order.
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool["function"]["name"].as_str().or(tool["name"].as_str()))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The uid of the element line of the newest page snapshot in `request` whose role
