@@ -14,13 +14,33 @@ use super::cli::command;
 use super::scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, tool_names};
 use super::{FakeBrowser, claim_page, client, options};
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_browser-bridge-fixture-mcp");
+/// The fixture server, an example of this package: `cargo test` builds it with
+/// the tests; a run of this test target alone builds it here.
+fn fixture_path() -> String {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let name = "browser-bridge-fixture-mcp";
+        let path = std::path::Path::new(env!("CARGO_BIN_EXE_browser-bridge"))
+            .with_file_name("examples")
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        if !path.exists() {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-p", "browser-bridge", "--example", name])
+                .status()
+                .expect("cargo build of the fixture MCP server");
+            assert!(status.success(), "cargo build --example {name} failed");
+        }
+        path.to_string_lossy().into_owned()
+    })
+    .clone()
+}
 
 fn fixture(name: &str) -> ServerConfig {
     ServerConfig {
         name: name.into(),
         transport: Transport::Stdio {
-            command: FIXTURE.into(),
+            command: fixture_path(),
             args: Vec::new(),
             env: Default::default(),
         },
@@ -236,7 +256,7 @@ async fn run_with_a_server_that_cannot_start_reports_it_and_goes_on() {
     std::fs::write(
         &config,
         json!({"mcpServers": {
-            "fixture": {"command": FIXTURE, "args": []},
+            "fixture": {"command": fixture_path(), "args": []},
             "gone": {"command": missing, "env": {"X": "1"}}
         }})
         .to_string(),
