@@ -409,3 +409,42 @@ async fn a_tab_the_user_opened_keeps_what_it_logged_before_attach() {
     assert_eq!(texts(&warnings), ["a warning line"]);
     assert!(requests(&stack, tab, json!({})).await.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_out_of_process_iframe_logs_and_fetches_into_its_tabs_buffers() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("devtools/framed.html", None)
+        .await
+        .expect("open");
+    let mut infos = Vec::new();
+    for _ in 0..100 {
+        infos = console(&stack, tab, json!({"level": "info"})).await;
+        if !infos.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(texts(&infos), ["child fetched"]);
+    let child_url = stack
+        .fixtures
+        .url_on("localhost", "devtools/frame-child.html");
+    let warnings = console(&stack, tab, json!({"level": "warning"})).await;
+    assert_eq!(texts(&warnings), ["from the child frame"]);
+    assert_eq!(warnings[0]["url"], child_url);
+    let fetched = requests(&stack, tab, json!({"urlContains": "?from=child"})).await;
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert_eq!(fetched[0]["status"], 200);
+    // Its body comes from the frame's own session.
+    let body = stack
+        .act(json!({"action": "network_response_body", "tabId": tab, "requestId": fetched[0]["requestId"]}))
+        .await
+        .expect("the child's body");
+    let fixture =
+        std::fs::read(browser_bridge_tests::fixtures::fixtures_dir().join("devtools/data.json"))
+            .expect("data.json");
+    assert_eq!(
+        body["body"].as_str().unwrap().as_bytes(),
+        fixture.as_slice()
+    );
+}
