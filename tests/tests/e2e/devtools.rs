@@ -448,3 +448,24 @@ async fn an_out_of_process_iframe_logs_and_fetches_into_its_tabs_buffers() {
         fixture.as_slice()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lists_answer_while_a_dialog_holds_the_page() {
+    let stack = Stack::start().await.expect("stack");
+    let r = stack
+        .act(json!({"action": "navigate", "url": stack.fixtures.url("dialogs/alert-on-load.html")}))
+        .await
+        .expect("navigate");
+    assert!(r["dialog"].is_object(), "{r}");
+    let tab = r["tabId"].as_i64().unwrap();
+    // Read from the buffers, without the page the dialog blocks.
+    let document = requests(&stack, tab, json!({"resourceType": "Document"})).await;
+    assert_eq!(document.len(), 1, "{document:?}");
+    assert_eq!(document[0]["status"], 200);
+    console(&stack, tab, json!({})).await;
+    let blocked = stack
+        .act(json!({"action": "extract", "tabId": tab}))
+        .await
+        .unwrap_err();
+    assert_eq!(blocked.code, "invalid_action", "{blocked}");
+}
