@@ -18,7 +18,7 @@
 //!   its header line.
 //! - `console_messages` / `network_requests` → one line per message or request
 //!   under a header calling them page data; `network_response_body` → the body
-//!   between page-words lines ([`devtools`]).
+//!   between page-words lines (`render/devtools.rs`).
 //! - every other action → its result as compact JSON.
 //! - errors → `code: message` (the tool result carries `isError: true`).
 
