@@ -22,6 +22,7 @@ pub mod fetch;
 pub mod gather;
 pub mod input;
 pub mod inspector;
+pub mod log;
 pub mod network;
 pub mod page;
 pub mod runtime;

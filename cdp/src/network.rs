@@ -1,4 +1,5 @@
-//! The `Network` domain: only what tells a failed document load.
+//! The `Network` domain: a session's requests (PROTOCOL.md §10.1) and what tells
+//! a failed document load.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,10 +23,132 @@ impl Command for Disable {
     type Response = Empty;
 }
 
+/// `Network.getResponseBody`: the body Chrome keeps of a finished request.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetResponseBody {
+    /// `Network.RequestId`.
+    pub request_id: String,
+}
+
+/// `Network.getResponseBody`'s answer.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseBody {
+    /// The body: text, or base64.
+    #[serde(default)]
+    pub body: String,
+    /// `body` is base64 (a binary body).
+    #[serde(default)]
+    pub base64_encoded: bool,
+}
+
+impl Command for GetResponseBody {
+    const METHOD: &'static str = "Network.getResponseBody";
+    type Response = ResponseBody;
+}
+
+/// `Network.Request` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// The URL, fragment removed.
+    #[serde(default)]
+    pub url: String,
+    /// `GET`, `POST`, …
+    #[serde(default)]
+    pub method: String,
+}
+
+/// `Network.Response` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Response {
+    /// HTTP status.
+    #[serde(default)]
+    pub status: u16,
+    /// MIME type.
+    #[serde(default)]
+    pub mime_type: String,
+}
+
+/// `Network.requestWillBeSent` (the fields we read); sent again with the same
+/// `requestId` and a `redirectResponse` for each redirect hop.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestWillBeSent {
+    /// `Network.RequestId`.
+    #[serde(default)]
+    pub request_id: String,
+    /// The request.
+    #[serde(default)]
+    pub request: Request,
+    /// `Network.MonotonicTime` (s).
+    #[serde(default)]
+    pub timestamp: f64,
+    /// `Network.ResourceType`.
+    #[serde(rename = "type", default)]
+    pub resource_type: Option<String>,
+    /// The response that redirected here.
+    #[serde(default)]
+    pub redirect_response: Option<Response>,
+}
+
+impl Event for RequestWillBeSent {
+    const METHOD: &'static str = "Network.requestWillBeSent";
+}
+
+/// `Network.responseReceived` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseReceived {
+    /// `Network.RequestId`.
+    #[serde(default)]
+    pub request_id: String,
+    /// `Network.ResourceType`.
+    #[serde(rename = "type", default)]
+    pub resource_type: String,
+    /// The response.
+    #[serde(default)]
+    pub response: Response,
+}
+
+impl Event for ResponseReceived {
+    const METHOD: &'static str = "Network.responseReceived";
+}
+
+/// `Network.loadingFinished` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadingFinished {
+    /// `Network.RequestId`.
+    #[serde(default)]
+    pub request_id: String,
+    /// `Network.MonotonicTime` (s).
+    #[serde(default)]
+    pub timestamp: f64,
+    /// Bytes received over the network.
+    #[serde(default)]
+    pub encoded_data_length: f64,
+}
+
+impl Event for LoadingFinished {
+    const METHOD: &'static str = "Network.loadingFinished";
+}
+
 /// `Network.loadingFailed` (the fields we read).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadingFailed {
+    /// `Network.RequestId`.
+    #[serde(default)]
+    pub request_id: String,
+    /// `Network.MonotonicTime` (s).
+    #[serde(default)]
+    pub timestamp: f64,
+    /// Why it was blocked (`inspector`, `csp`, …), when it was.
+    #[serde(default)]
+    pub blocked_reason: Option<String>,
     /// `Network.ResourceType`: `Document`, `Script`, …
     #[serde(rename = "type", default)]
     pub resource_type: String,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Command, Empty, id};
+use crate::{Command, Empty, Event, id};
 
 id!(
     /// `Runtime.RemoteObjectId`: a handle to a JS object in the page, valid until
@@ -164,6 +164,81 @@ pub struct ExceptionDetails {
     /// The thrown value.
     #[serde(default)]
     pub exception: Option<RemoteObject>,
+    /// The script that threw.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Its line, counted from 0.
+    #[serde(default)]
+    pub line_number: Option<u32>,
+}
+
+/// `Runtime.enable`: execution contexts, console calls and exceptions are reported
+/// (`Runtime.consoleAPICalled`, `Runtime.exceptionThrown`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Enable {}
+
+impl Command for Enable {
+    const METHOD: &'static str = "Runtime.enable";
+    type Response = Empty;
+}
+
+/// One frame of a `Runtime.StackTrace` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFrame {
+    /// The script's URL.
+    #[serde(default)]
+    pub url: String,
+    /// Counted from 0.
+    #[serde(default)]
+    pub line_number: u32,
+}
+
+/// `Runtime.StackTrace` (the fields we read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTrace {
+    /// Innermost first.
+    #[serde(default)]
+    pub call_frames: Vec<CallFrame>,
+}
+
+/// `Runtime.consoleAPICalled`: the page called a `console` method.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleApiCalled {
+    /// The method: `log`, `debug`, `info`, `error`, `warning`, `assert`, `table`, …
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<RemoteObject>,
+    /// When (`Runtime.Timestamp`: ms since the Unix epoch).
+    #[serde(default)]
+    pub timestamp: f64,
+    /// Where it was called.
+    #[serde(default)]
+    pub stack_trace: Option<StackTrace>,
+}
+
+impl Event for ConsoleApiCalled {
+    const METHOD: &'static str = "Runtime.consoleAPICalled";
+}
+
+/// `Runtime.exceptionThrown`: an uncaught exception (or unhandled rejection).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionThrown {
+    /// When (ms since the Unix epoch).
+    #[serde(default)]
+    pub timestamp: f64,
+    /// What was thrown, and where.
+    #[serde(default)]
+    pub exception_details: ExceptionDetails,
+}
+
+impl Event for ExceptionThrown {
+    const METHOD: &'static str = "Runtime.exceptionThrown";
 }
 
 impl ExceptionDetails {
@@ -239,11 +314,12 @@ mod tests {
                 value: Some(json!("plain string")),
                 ..RemoteObject::default()
             }),
+            ..ExceptionDetails::default()
         };
         assert_eq!(thrown_value.message(), "\"plain string\"");
         let bare = ExceptionDetails {
             text: "Uncaught SyntaxError".into(),
-            exception: None,
+            ..ExceptionDetails::default()
         };
         assert_eq!(bare.message(), "Uncaught SyntaxError");
     }

@@ -92,7 +92,13 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::Navigate(_) => dismiss_alert(app, tab).await,
         _ => None,
     };
+    // The buffers of §10.1 are read without the page: under a dialog, after a crash.
+    let reads_buffers = matches!(
+        action,
+        Action::ConsoleMessages(_) | Action::NetworkRequests(_)
+    );
     if !matches!(action, Action::HandleDialog(_))
+        && !reads_buffers
         && let Some(Some(dialog)) = sessions.with(tab, |s| s.dialog.clone())
     {
         return Err(BridgeError::invalid_action(format!(
@@ -102,6 +108,7 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         )));
     }
     if sessions.with(tab, |s| s.crashed) == Some(true)
+        && !reads_buffers
         && !matches!(action, Action::Navigate(_) | Action::Reload(_))
     {
         return Err(crashed_error(tab));

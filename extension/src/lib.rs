@@ -46,6 +46,7 @@ use crate::connection::Connection;
 use crate::core::connection::Status;
 use crate::core::settings::{Change, keys};
 use crate::lifecycle::PanicSite;
+use crate::sessions::devtools::devtools_routed;
 use crate::sessions::popup::PopupSession;
 use crate::sessions::routing::{always_routed, child_routed, child_to_tab};
 
@@ -180,11 +181,17 @@ impl Worker {
             return;
         };
         let params = || chrome::from_js::<Value>(&args.get(2)).unwrap_or_default();
-        // An event of a child target (out-of-process iframe) of the tab.
-        if let Some(child) = Reflect::get(&args.get(0), &"sessionId".into())
+        let child = Reflect::get(&args.get(0), &"sessionId".into())
             .ok()
-            .and_then(|s| s.as_string())
-        {
+            .and_then(|s| s.as_string());
+        if devtools_routed(&method) {
+            // Decoded straight into the few fields the buffers keep.
+            self.app
+                .sessions
+                .on_devtools_event(tab, child.as_deref(), &method, &args.get(2));
+        }
+        // An event of a child target (out-of-process iframe) of the tab.
+        if let Some(child) = child {
             if child_routed(&method) {
                 self.app
                     .sessions

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::devtools::{ConsoleMessages, NetworkRequests, NetworkResponseBody};
 use crate::error::BridgeError;
 use crate::ids::{TabId, Uid};
 
@@ -102,6 +103,14 @@ pub enum Action {
     /// Run up to 10 actions of one tab in order in one call; one entry per action
     /// run (its result or its error).
     Batch(Batch),
+    /// The tab's console messages since the session started (the last 500):
+    /// the newest, oldest first.
+    ConsoleMessages(ConsoleMessages),
+    /// The tab's network requests since the session started (the last 500):
+    /// the newest, in the order sent.
+    NetworkRequests(NetworkRequests),
+    /// The response body of one request from `network_requests`.
+    NetworkResponseBody(NetworkResponseBody),
 }
 
 /// Most fields of one `fill_form`.
@@ -791,6 +800,12 @@ fn batchable_schemas(g: &mut schemars::SchemaGenerator) -> Vec<(&'static str, sc
         ("list_page_tools", g.subschema_for::<TabOnly>()),
         ("call_page_tool", g.subschema_for::<CallPageTool>()),
         ("fill_form", g.subschema_for::<FillForm>()),
+        ("console_messages", g.subschema_for::<ConsoleMessages>()),
+        ("network_requests", g.subschema_for::<NetworkRequests>()),
+        (
+            "network_response_body",
+            g.subschema_for::<NetworkResponseBody>(),
+        ),
     ]
 }
 
@@ -911,6 +926,9 @@ impl Action {
             Action::Batch(p) => p
                 .tab_id
                 .or_else(|| p.actions.iter().find_map(Action::tab_id)),
+            Action::ConsoleMessages(p) => p.tab_id,
+            Action::NetworkRequests(p) => p.tab_id,
+            Action::NetworkResponseBody(p) => p.tab_id,
         }
     }
 
@@ -939,6 +957,9 @@ impl Action {
             Action::CallPageTool(p) => Some(&mut p.tab_id),
             Action::FillForm(p) => Some(&mut p.tab_id),
             Action::Batch(p) => Some(&mut p.tab_id),
+            Action::ConsoleMessages(p) => Some(&mut p.tab_id),
+            Action::NetworkRequests(p) => Some(&mut p.tab_id),
+            Action::NetworkResponseBody(p) => Some(&mut p.tab_id),
         }
     }
 }
@@ -971,6 +992,9 @@ macro_rules! actions_by_tag {
             CallPageTool(CallPageTool),
             FillForm(FillForm),
             Batch(Batch),
+            ConsoleMessages(ConsoleMessages),
+            NetworkRequests(NetworkRequests),
+            NetworkResponseBody(NetworkResponseBody),
         })
     };
 }

@@ -11,6 +11,7 @@ pub mod action;
 pub mod auth;
 pub mod deadline;
 mod decode;
+pub mod devtools;
 pub mod envelope;
 pub mod error;
 pub mod event;

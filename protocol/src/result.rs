@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::action::FieldValue;
+use crate::devtools::{ConsoleMessagesResult, NetworkRequestsResult, NetworkResponseBodyResult};
 use crate::error::BridgeError;
 use crate::extract::{Changes, ExtractResult};
 use crate::ids::{TabId, WindowId};
@@ -72,6 +73,12 @@ pub enum ActionResult {
     FillForm(FillFormResult),
     /// `batch`.
     Batch(BatchResult),
+    /// `console_messages` (§10.1).
+    ConsoleMessages(ConsoleMessagesResult),
+    /// `network_requests` (§10.1).
+    NetworkRequests(NetworkRequestsResult),
+    /// `network_response_body` (§10.1).
+    NetworkResponseBody(NetworkResponseBodyResult),
 }
 
 /// `{tabId}`.
@@ -568,6 +575,9 @@ impl ActionResult {
             R::CallPageTool(r) => r.tab_id,
             R::FillForm(r) => r.tab_id,
             R::Batch(r) => r.tab_id,
+            R::ConsoleMessages(r) => r.tab_id,
+            R::NetworkRequests(r) => r.tab_id,
+            R::NetworkResponseBody(r) => r.tab_id,
         })
     }
 }
@@ -576,6 +586,7 @@ impl crate::decode::NamedDecode for ActionResult {
     fn decode_naming_field(value: &Value) -> Result<Self, String> {
         use crate::ExtractResult;
         use crate::action::ActionKind;
+        use crate::devtools::*;
         use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
         use crate::result::*;
         // Results are named after their actions (checked by `result::tests`).
@@ -603,6 +614,9 @@ impl crate::decode::NamedDecode for ActionResult {
             CallPageTool(CallPageToolResult),
             FillForm(FillFormResult),
             Batch(BatchResult),
+            ConsoleMessages(ConsoleMessagesResult),
+            NetworkRequests(NetworkRequestsResult),
+            NetworkResponseBody(NetworkResponseBodyResult),
         })
     }
 }

@@ -26,7 +26,8 @@ const TAG: &str = "action";
 /// decoder's rules: exactly one of `uid`/`selector` for the targeted actions (at most
 /// one for `scroll`), the uid pattern, `clickCount` 1..3, `wait_for.timeoutMs` ≤
 /// 30 000, `screenshot.quality` 0..100, non-empty `values`/`paths`, absolute
-/// `paths`, `scroll.amount` > 0, non-blank `url`/`selector`, non-empty `key`/`tool`.
+/// `paths`, `scroll.amount` > 0, non-blank `url`/`selector`, non-empty `key`/`tool`,
+/// the lists' `limit` 1..200 and non-empty `requestId`/`urlContains`/`resourceType`.
 /// Keys are sorted, so the value prints the same on every build.
 pub fn action_schema() -> Value {
     sort_keys(generated::<crate::Action>())

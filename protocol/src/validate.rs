@@ -9,6 +9,7 @@ use crate::action::{
     ACTION_NAMES, Action, BATCH_MAX_ACTIONS, CLICK_COUNT, FILL_FORM_MAX_FIELDS, NOT_BATCHABLE,
     SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS, exactly_one_target,
 };
+use crate::devtools::LIST_LIMIT_MAX;
 use crate::error::BridgeError;
 use crate::ids::Uid;
 
@@ -154,6 +155,19 @@ impl Action {
                 _ => Ok(()),
             },
             Action::CallPageTool(p) if p.tool.is_empty() => fail("tool must not be empty".into()),
+            Action::ConsoleMessages(p) => check_limit(p.limit).or_else(fail),
+            Action::NetworkRequests(p) => {
+                if p.url_contains.as_deref() == Some("") {
+                    return fail("urlContains must not be empty".into());
+                }
+                if p.resource_type.as_deref() == Some("") {
+                    return fail("resourceType must not be empty".into());
+                }
+                check_limit(p.limit).or_else(fail)
+            }
+            Action::NetworkResponseBody(p) if p.request_id.is_empty() => {
+                fail("requestId must not be empty: take one from network_requests".into())
+            }
             Action::FillForm(p) => {
                 if p.fields.is_empty() || p.fields.len() > FILL_FORM_MAX_FIELDS {
                     return fail(format!(
@@ -265,6 +279,16 @@ fn check_target(uid: &Option<Uid>, selector: &Option<String>) -> Result<(), Brid
         return Err(BridgeError::invalid_request("selector must not be empty"));
     }
     Ok(())
+}
+
+/// A list's `limit` (§10.1): 1..=[`LIST_LIMIT_MAX`] when given.
+fn check_limit(limit: Option<u32>) -> Result<(), String> {
+    match limit {
+        Some(n) if n == 0 || n > LIST_LIMIT_MAX => {
+            Err(format!("limit must be 1..{LIST_LIMIT_MAX}, got {n}"))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn is_absolute_path(path: &str) -> bool {

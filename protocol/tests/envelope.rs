@@ -198,6 +198,7 @@ fn every_action_name_decodes_and_names_itself() {
             "call_page_tool" => json!({"action": name, "tool": "t", "input": {}}),
             "fill_form" => json!({"action": name, "fields": [{"uid": "e1", "value": "x"}]}),
             "batch" => json!({"action": name, "actions": [{"action": "extract"}]}),
+            "network_response_body" => json!({"action": name, "requestId": "1.2"}),
             _ => json!({"action": name}),
         }
     };

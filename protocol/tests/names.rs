@@ -5,6 +5,7 @@
 
 use browser_bridge_protocol::SessionEndReason;
 use browser_bridge_protocol::action::WaitState;
+use browser_bridge_protocol::devtools::ConsoleLevel;
 use browser_bridge_protocol::extract::{Confidence, ObstacleType};
 use browser_bridge_protocol::result::DialogType;
 use browser_bridge_protocol::schema::envelope_schema;
@@ -53,6 +54,7 @@ fn unit_enum_names_are_their_wire_names() {
     agree(DialogType::iter(), |t| t.as_str().to_owned());
     agree(WaitState::iter(), |s| s.as_str().to_owned());
     agree(SessionEndReason::iter(), |r| r.as_str().to_owned());
+    agree(ConsoleLevel::iter(), |l| l.as_str().to_owned());
 }
 
 #[test]

@@ -16,8 +16,13 @@
 //!   page-words lines, and what the 4 KB cap left out; after a navigation one line
 //!   that says to extract. `extract {since: "last"}` renders the same lines under
 //!   its header line.
+//! - `console_messages` / `network_requests` → one line per message or request
+//!   under a header calling them page data; `network_response_body` → the body
+//!   between page-words lines (`render/devtools.rs`).
 //! - every other action → its result as compact JSON.
 //! - errors → `code: message` (the tool result carries `isError: true`).
+
+mod devtools;
 
 use std::fmt::Write as _;
 
@@ -92,6 +97,9 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
             out
         }
         ActionResult::Batch(batch) => render_batch(batch, include_text),
+        ActionResult::ConsoleMessages(r) => devtools::render_console(r),
+        ActionResult::NetworkRequests(r) => devtools::render_network(r),
+        ActionResult::NetworkResponseBody(r) => devtools::render_body(r),
         other => match changes_of(other) {
             Some((bare, changes)) => {
                 let mut out = compact_json(&bare);

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use super::conn::Conn;
+use super::devtools::console_and_network;
 use crate::report::{Outcome, Report, ensure};
 use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
 
@@ -132,6 +133,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     on_tab!(
         "dialogs: reload reports the beforeunload prompt of the page it leaves (dialog, loadPending); beforeUnload: accept goes on",
         beforeunload
+    );
+    on_tab!(
+        "console and network: a logged warning listed newest last; network_requests lists; an unseen requestId → invalid_action",
+        console_and_network
     );
     on_tab!("actions: close_tab → session_ended shape", close_tab);
     conn.drain(Duration::from_millis(500)).await;

@@ -4,6 +4,7 @@
 
 mod checks;
 mod conn;
+mod devtools;
 
 use std::net::SocketAddr;
 use std::time::Duration;

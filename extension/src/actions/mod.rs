@@ -2,6 +2,7 @@
 //! whose session is attached and whose lock is held, and ends it at once when a
 //! JavaScript dialog opens meanwhile (§5 "Loads and dialogs").
 
+pub mod devtools;
 pub mod dom;
 pub mod effects;
 pub mod evaluate;
@@ -127,6 +128,9 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::ListPageTools(p) => crate::page_tools::list_page_tools(tab, p).await,
         Action::CallPageTool(p) => crate::page_tools::call_page_tool(tab, p).await,
         Action::FillForm(p) => fill::fill_form(app, tab, p).await,
+        Action::ConsoleMessages(p) => Ok(devtools::console_messages(app, tab, &p)),
+        Action::NetworkRequests(p) => Ok(devtools::network_requests(app, tab, &p)),
+        Action::NetworkResponseBody(p) => devtools::network_response_body(app, tab, p).await,
         // Run by the dispatcher, part by part, under the tab's lock.
         Action::Batch(_) => Err(BridgeError::internal("batch routed as one action")),
         // Answered by the dispatcher before a tab is resolved.

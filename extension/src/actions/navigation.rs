@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use browser_bridge_cdp::network::{self, LoadingFailed};
+use browser_bridge_cdp::network::LoadingFailed;
 use browser_bridge_cdp::page::{
     DomContentEventFired, FrameNavigated, GetNavigationHistory, LoadEventFired,
     Navigate as CdpNavigate, NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
@@ -205,7 +205,6 @@ pub async fn reload(app: &App, tab: TabId) -> Result<PageResult, BridgeError> {
     let failed = watch_failure(app, tab).await;
     cdp::send(tab, &Reload {}).await?;
     let Some(load_pending) = loaded.wait().await else {
-        let _ = cdp::send(tab, &network::Disable {}).await;
         return Err(BridgeError::new(
             ErrorCode::Timeout,
             format!("tab {tab}: the reload did not finish"),
@@ -217,14 +216,11 @@ pub async fn reload(app: &App, tab: TabId) -> Result<PageResult, BridgeError> {
 /// Watches for the failure of a document load (`Network.loadingFailed`, whose
 /// `errorText` is the net error such as `net::ERR_CONNECTION_REFUSED`).
 /// `Page.reload` and `Page.navigateToHistoryEntry` do not report it the way
-/// `Page.navigate` does: the tab just commits Chrome's error page.
+/// `Page.navigate` does: the tab just commits Chrome's error page. The Network
+/// domain is on for the whole session (its requests, §10.1).
 async fn watch_failure(app: &App, tab: TabId) -> Receiver<LoadingFailed> {
-    let failed = app
-        .events
-        .wait_where(tab, LoadingFailed::is_document_failure);
-    // Without the Network domain the only trace of the failure is the error page.
-    let _ = cdp::send(tab, &network::Enable {}).await;
-    failed
+    app.events
+        .wait_where(tab, LoadingFailed::is_document_failure)
 }
 
 /// [`page_info`] after a reload or history load; a committed error page
@@ -239,7 +235,6 @@ async fn checked_page_info(
         .await
         .map(|p| PageResult { load_pending, ..p });
     if !matches!(&page, Ok(p) if p.url.starts_with("chrome-error://")) {
-        let _ = cdp::send(tab, &network::Disable {}).await;
         return page;
     }
     // The failure precedes the error page's load; 1 s covers a late delivery.
@@ -247,7 +242,6 @@ async fn checked_page_info(
         .await
         .map(|f| f.error_text)
         .unwrap_or_else(|| "Chrome showed its error page".to_owned());
-    let _ = cdp::send(tab, &network::Disable {}).await;
     // The history entry keeps the URL that failed; the document is the error page.
     let url = cdp::send(tab, &GetNavigationHistory {})
         .await

@@ -5,6 +5,7 @@
 
 pub mod backoff;
 pub mod connection;
+pub mod devtools;
 pub mod fill;
 pub mod frames;
 pub mod image;

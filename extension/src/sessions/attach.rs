@@ -130,6 +130,7 @@ impl Sessions {
     /// logged, not fatal. Records the main frame's id and returns the URL the main
     /// frame has committed, if known.
     pub async fn prepare(&self, tab: TabId) -> Option<String> {
+        Sessions::enable_devtools(tab, None);
         setup(tab, fetch::Enable::documents()).await;
         setup(tab, target::SetAutoAttach::paused_children()).await;
         setup(tab, page::Enable {}).await;

@@ -11,12 +11,14 @@
 //! - [`requests`]: the `Fetch` interception of document requests, child targets;
 //! - [`routing`]: which debugger events the sessions handle;
 //! - [`dialogs`]: JavaScript dialogs (§5, §7);
+//! - [`devtools`]: each session's console and network buffers (§10.1);
 //! - [`frames`]: out-of-process iframes, their child sessions and slots;
 //! - [`opened`]: tabs opened by session tabs;
 //! - [`persist`]: the mirror in `chrome.storage.session` for a restarted worker;
 //! - [`popup`]: the popup's session list.
 
 pub mod attach;
+pub mod devtools;
 pub mod dialogs;
 pub mod end;
 pub mod frames;
@@ -85,6 +87,7 @@ struct Registry {
     opened: Vec<(TabId, browser_bridge_protocol::result::OpenedTab)>,
     persist: persist::State,
     frames: FrameRegistry,
+    devtools: HashMap<TabId, devtools::Buffers>,
 }
 
 /// The sessions of this worker: a cheap handle (clones share the registry).
@@ -137,6 +140,7 @@ impl Sessions {
     fn remove(&self, tab: TabId) -> Option<Session> {
         let session = self.reg.borrow_mut().sessions.remove(&tab);
         self.forget_frames(tab);
+        self.forget_devtools(tab);
         self.persist();
         spawn_local(self.sync_net_rule());
         session

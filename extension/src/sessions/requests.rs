@@ -111,6 +111,9 @@ impl Sessions {
             self.on_frame_attached(tab, parent, &attached);
         }
         let child = attached.session_id.0;
+        if iframe {
+            Sessions::enable_devtools(tab, Some(child.clone()));
+        }
         let waiting = attached.waiting_for_debugger;
         spawn_local(async move {
             if iframe {

@@ -222,6 +222,32 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             "an alert dialog opened during wait_for (\"conformance dialog\"): answer it \
              with handle_dialog, then retry",
         ),
+        // The page logged `conformance first` (info), then `conformance console`
+        // (warning); it made no request.
+        "console_messages" => {
+            let logged = [
+                ("info", "conformance first"),
+                ("warning", "conformance console"),
+            ];
+            let limit = action["limit"].as_u64().unwrap_or(50) as usize;
+            let matching: Vec<Value> = logged
+                .iter()
+                .filter(|(level, _)| action["level"].is_null() || action["level"] == *level)
+                .map(|(level, text)| json!({"level": level, "text": text, "timestamp": now}))
+                .collect();
+            let newest = matching[matching.len().saturating_sub(limit)..].to_vec();
+            Ok(json!({"action": "console_messages", "tabId": TAB, "messages": newest}))
+        }
+        "network_requests" => {
+            Ok(json!({"action": "network_requests", "tabId": TAB, "requests": []}))
+        }
+        "network_response_body" => error(
+            "invalid_action",
+            &format!(
+                "no request {} in this tab's session: take a requestId from network_requests",
+                action["requestId"].as_str().unwrap_or_default()
+            ),
+        ),
         "handle_dialog" => Ok(
             json!({"action": "handle_dialog", "tabId": TAB, "dialogType": "alert",
                    "message": "conformance dialog"}),

@@ -14,6 +14,7 @@ mod controls;
 mod deep_pages;
 mod demo;
 mod demo_site;
+mod devtools;
 mod dialogs;
 mod effects;
 mod evaluate;
