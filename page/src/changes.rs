@@ -78,10 +78,13 @@ pub fn diff(old: &ExtractResult, new: &ExtractResult) -> Changes {
         navigated: false,
         url: (old.url != new.url).then(|| new.url.clone()),
         title: (old.title != new.title).then(|| new.title.clone()),
-        added,
         removed,
+        text: new_blocks(
+            &old.markdown,
+            &shown_values_cut(&new.markdown, &changed, &added),
+        ),
+        added,
         changed,
-        text: new_blocks(&old.markdown, &new.markdown),
         omitted: None,
     }
 }
@@ -94,6 +97,49 @@ fn state_differs(old: &Element, new: &Element) -> bool {
         || old.checked != new.checked
         || old.disabled != new.disabled
         || old.name != new.name
+}
+
+/// `markdown` without the fenced blocks that show a field's value (PROTOCOL.md
+/// §6: a textarea's value is in the markdown where the field is) when an element
+/// of `changed` or `added` carries that value whole (no `valueLength`): its
+/// element line already says it, so it is no new text. A value cut on its
+/// element keeps its block, the only place it is whole.
+fn shown_values_cut(markdown: &str, changed: &[Element], added: &[Element]) -> String {
+    let whole: Vec<Vec<&str>> = changed
+        .iter()
+        .chain(added)
+        .filter(|e| e.value_length.is_none())
+        .filter_map(|e| e.value.as_deref())
+        .map(|v| blocks(v).collect::<Vec<_>>())
+        .filter(|lines| !lines.is_empty())
+        .collect();
+    if whole.is_empty() {
+        return markdown.to_owned();
+    }
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim();
+        let close = line
+            .strip_suffix("text")
+            .filter(|fence| fence.len() >= 3 && fence.bytes().all(|b| b == b'`'))
+            .and_then(|fence| (i + 1..lines.len()).find(|&j| lines[j].trim() == fence));
+        if let Some(close) = close {
+            let inside: Vec<&str> = lines[i + 1..close]
+                .iter()
+                .map(|l| l.trim())
+                .filter(|l| !l.is_empty())
+                .collect();
+            if whole.contains(&inside) {
+                i = close + 1;
+                continue;
+            }
+        }
+        out.push(lines[i]);
+        i += 1;
+    }
+    out.join("\n")
 }
 
 /// The Markdown lines (trimmed, blank ones skipped) of `new` that `old` does not
@@ -294,6 +340,45 @@ mod tests {
         renamed.elements[3].name = Some("Creating…".into());
         assert_eq!(diff(&old, &renamed).changed[0].uid.0, "e5");
         assert!(diff(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn a_field_value_its_element_line_carries_whole_is_no_new_text() {
+        let mut old = form();
+        let mut notes = element("e6", "textbox", "Notes");
+        notes.multiline = Some(true);
+        old.elements.push(notes);
+        let mut new = old.clone();
+        new.elements[4].value = Some("Leave it at\nthe door".into());
+        new.markdown = format!(
+            "{}\n\n```text\nLeave it at\nthe door\n```\n\nSaved as draft.",
+            old.markdown
+        );
+        let changes = diff(&old, &new);
+        assert_eq!(changes.changed.len(), 1);
+        assert_eq!(changes.text, ["Saved as draft."]);
+
+        // Cut on its element line, the value's block is the only whole copy.
+        new.elements[4].value = Some("Leave it…".into());
+        new.elements[4].value_length = Some(21);
+        let changes = diff(&old, &new);
+        assert_eq!(
+            changes.text,
+            [
+                "```text",
+                "Leave it at",
+                "the door",
+                "```",
+                "Saved as draft."
+            ]
+        );
+
+        // Page text that reads like the value is no field's block: it stays.
+        new.elements[4].value = Some("Leave it at\nthe door".into());
+        new.elements[4].value_length = None;
+        new.markdown = format!("{}\n\nLeave it at\n\nthe door", old.markdown);
+        let changes = diff(&old, &new);
+        assert_eq!(changes.text, ["Leave it at", "the door"]);
     }
 
     #[test]
