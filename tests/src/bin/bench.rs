@@ -28,6 +28,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use browser_bridge_tests::fixtures::StaticServer;
 use browser_bridge_tests::harness::{Built, Stack, StackOptions, workspace_root};
+use browser_bridge_tests::reading::TaskReading;
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -53,6 +54,10 @@ struct Cli {
     /// Samples of each input action (click, type, press_key).
     #[arg(long, default_value_t = 60)]
     input_samples: usize,
+    /// Only the bytes a model reads (no timings: a debug build serves as well),
+    /// each rendered result printed on stderr.
+    #[arg(long)]
+    reading_only: bool,
 }
 
 #[tokio::main]
@@ -160,6 +165,19 @@ async fn run(cli: Cli) -> Result<()> {
         ..StackOptions::default()
     })
     .await?;
+    let corpus = cli
+        .corpus
+        .clone()
+        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
+    if cli.reading_only {
+        let tab = stack.open("bench/static.html", None).await?;
+        let reading = browser_bridge_tests::reading::measure(&stack, tab, &corpus).await?;
+        for task in &reading.0 {
+            eprintln!("{}", browser_bridge_tests::reading::transcript(task));
+        }
+        println!("{}", reading_table(&reading));
+        return Ok(());
+    }
     let mut rows = Vec::new();
     let n = cli.samples;
 
@@ -348,10 +366,6 @@ async fn run(cli: Cli) -> Result<()> {
         reference: reference.map(|(n, s)| (n.to_owned(), s)),
         note: String::new(),
     });
-    let corpus = cli
-        .corpus
-        .clone()
-        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
     eprintln!("bench: extract of the corpus");
     match corpus_pages(&corpus) {
         Ok(pages) => {
@@ -397,13 +411,20 @@ async fn run(cli: Cli) -> Result<()> {
     let mut table = render(&rows);
     table.push('\n');
     table.push_str(&sizes(&extension_dist, &stack));
-    table.push_str("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
-    table.push_str(&browser_bridge_tests::reading::table(&reading.0));
-    if let Some(skipped) = reading.1 {
-        table.push_str(&format!("\ncorpus task: {skipped}\n"));
-    }
+    table.push_str(&reading_table(&reading));
     println!("{table}");
     Ok(())
+}
+
+/// The bytes-read part of the report.
+fn reading_table(reading: &(Vec<TaskReading>, Option<String>)) -> String {
+    let mut table =
+        String::from("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
+    table.push_str(&browser_bridge_tests::reading::table(&reading.0));
+    if let Some(skipped) = &reading.1 {
+        table.push_str(&format!("\ncorpus task: {skipped}\n"));
+    }
+    table
 }
 
 /// The centre of `selector` in the page of CDP session `session` (CSS px).
