@@ -56,8 +56,12 @@ impl TaskReading {
     }
 }
 
-/// Every call of every way of `task` and what the model read for it.
-pub fn transcript(task: &TaskReading) -> String {
+/// Every call of every way of each task and what the model read for it.
+pub fn transcript(tasks: &[TaskReading]) -> String {
+    tasks.iter().map(task_transcript).collect()
+}
+
+fn task_transcript(task: &TaskReading) -> String {
     let mut out = format!("# {}\n", task.task);
     let ways = [
         ("full extract after every action", Some(&task.full)),
@@ -334,6 +338,18 @@ fn recorded_snapshot_bytes(corpus: &Path, page: &str) -> Option<usize> {
         .find(|row| row["page"] == page)?["bytes"]
         .as_u64()
         .map(|b| b as usize)
+}
+
+/// The bench's bytes-read section: a line, [`table`], and why the corpus task
+/// was skipped, if it was ([`measure`]'s answer).
+pub fn report(reading: &(Vec<TaskReading>, Option<String>)) -> String {
+    let mut out =
+        String::from("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
+    out.push_str(&table(&reading.0));
+    if let Some(skipped) = &reading.1 {
+        out.push_str(&format!("\ncorpus task: {skipped}\n"));
+    }
+    out
 }
 
 /// The Markdown table of `tasks`: bytes (calls) of each way and its ratio to
