@@ -387,7 +387,7 @@ async fn a_field_value_is_said_once_on_its_element_unless_cut_there() {
         act(json!({"action": "type", "tabId": tab, "uid": message, "text": text, "observe": true}))
             .await;
     let changes = &typed["changes"];
-    assert_eq!(uids(changes, "changed"), [message.clone()], "{changes}");
+    assert_eq!(uids(changes, "changed"), [message], "{changes}");
     assert_eq!(named(changes, "changed", "Message")["value"], text);
     assert!(texts(changes).is_empty(), "{changes}");
 
