@@ -153,11 +153,27 @@ pub fn render_changes(out: &mut String, changes: &Changes, boundary: &str, said:
 /// element line of `changes` shows is not written twice, and on the same
 /// document the submit click says only what its `changes` do not (its effects).
 pub(super) fn render_fill_form_observed(form: &FillFormResult, changes: &Changes) -> String {
-    let shown = |value: &FieldValue| match value {
-        FieldValue::Text(text) => carries_value(changes, text),
-        FieldValue::Checked(_) => false,
-    };
-    let repeated = form.fields.iter().filter(|f| shown(&f.value)).count();
+    // Each element line stands for one field: of two fields with one value and a
+    // single line, the second keeps its own.
+    let mut lines: Vec<&str> = changes
+        .changed
+        .iter()
+        .chain(&changes.added)
+        .filter_map(|e| e.value.as_deref())
+        .collect();
+    let shown: Vec<bool> = form
+        .fields
+        .iter()
+        .map(|field| match &field.value {
+            FieldValue::Text(text) => lines
+                .iter()
+                .position(|v| v == text)
+                .map(|i| lines.swap_remove(i))
+                .is_some(),
+            FieldValue::Checked(_) => false,
+        })
+        .collect();
+    let repeated = shown.iter().filter(|s| **s).count();
     if repeated == 0 || changes.navigated {
         return render_fill_form(form);
     }
@@ -166,7 +182,7 @@ pub(super) fn render_fill_form_observed(form: &FillFormResult, changes: &Changes
         form.tab_id,
         fields_filled(form.fields.len())
     );
-    for field in form.fields.iter().filter(|f| !shown(&f.value)) {
+    for (field, _) in form.fields.iter().zip(&shown).filter(|(_, s)| !**s) {
         let _ = write!(out, " [{}]=", field.index);
         push_field_value(&mut out, &field.value);
     }
@@ -462,6 +478,21 @@ mod tests {
              submit: clicked"
         );
         assert!(rest.starts_with("~ e20 \"Policy number\" value=\"P-9999\"\nnew text"));
+
+        // One line, two fields with its value: the second is written out.
+        let mut twice = form.clone();
+        twice.fields.push(FilledField {
+            index: 2,
+            value: FieldValue::Text("P-9999".into()),
+        });
+        let text = render_text(&ActionResult::FillForm(twice), false);
+        assert!(
+            text.starts_with(
+                "fill_form tab 7: 3 fields filled [1]=true [2]=\"P-9999\"; the others' values on \
+                 the ~ lines\n"
+            ),
+            "{text}"
+        );
 
         // A navigation, or a value no line shows: every value, the whole submit.
         let mut moved = form.clone();
