@@ -22,6 +22,10 @@ use browser_bridge_protocol::extract::{CHANGES_MAX_BYTES, Changes, Element};
 use browser_bridge_protocol::text::floor_char_boundary;
 use browser_bridge_protocol::{ExtractResult, Uid};
 
+mod fields;
+
+use fields::field_free_text;
+
 /// Longest text block kept in [`Changes::text`] (bytes, cut on a char boundary,
 /// ending with `…`).
 pub const TEXT_BLOCK_MAX_BYTES: usize = 1_000;
@@ -78,10 +82,10 @@ pub fn diff(old: &ExtractResult, new: &ExtractResult) -> Changes {
         navigated: false,
         url: (old.url != new.url).then(|| new.url.clone()),
         title: (old.title != new.title).then(|| new.title.clone()),
-        added,
         removed,
+        text: field_free_text(old, new, &changed, &added),
+        added,
         changed,
-        text: new_blocks(&old.markdown, &new.markdown),
         omitted: None,
     }
 }
@@ -199,7 +203,7 @@ mod tests {
 
     use super::*;
 
-    fn element(uid: &str, role: &str, name: &str) -> Element {
+    pub(super) fn element(uid: &str, role: &str, name: &str) -> Element {
         Element {
             uid: Uid(uid.into()),
             role: role.into(),
@@ -218,7 +222,7 @@ mod tests {
         }
     }
 
-    fn extract(url: &str, markdown: &str, elements: Vec<Element>) -> ExtractResult {
+    pub(super) fn extract(url: &str, markdown: &str, elements: Vec<Element>) -> ExtractResult {
         ExtractResult {
             tab_id: TabId(7),
             url: url.into(),
@@ -234,7 +238,7 @@ mod tests {
         }
     }
 
-    fn form() -> ExtractResult {
+    pub(super) fn form() -> ExtractResult {
         let mut email = element("e3", "textbox", "Email");
         email.value = Some(String::new());
         let mut terms = element("e4", "checkbox", "I accept the terms");

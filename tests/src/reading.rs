@@ -1,7 +1,9 @@
-//! What a model reads to follow a task, three ways (the bench's "bytes read"
+//! What a model reads to follow a task, four ways (the bench's "bytes read"
 //! table): a full `extract` after every action; observed actions (`observe:
-//! true`, PROTOCOL.md §5) with `extract {since: "last"}`; and Playwright MCP,
-//! which answers every action with a whole-page snapshot.
+//! true`, PROTOCOL.md §5) with `extract {since: "last"}`, one action a call;
+//! the same as the `browser` tool's description tells a model to work, a form
+//! filled by one `fill_form` (fields and submit); and Playwright MCP, which
+//! answers every action with a whole-page snapshot.
 //!
 //! Bytes are those of each result rendered for a model by the MCP renderer
 //! (`browser_bridge_backend::tool::render::render_text`), so the figures are what
@@ -27,6 +29,8 @@ pub struct Reading {
     pub calls: usize,
     /// Bytes of rendered results.
     pub bytes: usize,
+    /// Each call and the text its result rendered, in order.
+    pub log: Vec<(Value, String)>,
 }
 
 /// One task's figures.
@@ -36,17 +40,45 @@ pub struct TaskReading {
     pub task: String,
     /// A full extract after every action.
     pub full: Reading,
-    /// Observed actions and `extract {since: "last"}`.
+    /// Observed actions and `extract {since: "last"}`, one action a call.
     pub observed: Reading,
+    /// Observed actions with each form filled by one `fill_form`, when the task
+    /// has a form.
+    pub fill_form: Option<Reading>,
     /// Playwright MCP's snapshot per action, when measurable, with how.
     pub playwright: Option<(usize, String)>,
 }
 
 impl TaskReading {
-    /// `observed / full`.
-    pub fn ratio(&self) -> f64 {
-        self.observed.bytes as f64 / self.full.bytes.max(1) as f64
+    /// `way / full`, bytes.
+    pub fn ratio(&self, way: &Reading) -> f64 {
+        way.bytes as f64 / self.full.bytes.max(1) as f64
     }
+}
+
+/// Every call of every way of each task and what the model read for it.
+pub fn transcript(tasks: &[TaskReading]) -> String {
+    tasks.iter().map(task_transcript).collect()
+}
+
+fn task_transcript(task: &TaskReading) -> String {
+    let mut out = format!("# {}\n", task.task);
+    let ways = [
+        ("full extract after every action", Some(&task.full)),
+        ("observed, one action a call", Some(&task.observed)),
+        ("observed with fill_form", task.fill_form.as_ref()),
+    ];
+    for (name, way) in ways {
+        let Some(way) = way else { continue };
+        out.push_str(&format!(
+            "\n## {name}: {} B, {} calls\n",
+            way.bytes, way.calls
+        ));
+        for (call, text) in &way.log {
+            out.push_str(&format!("\n> {call} ({} B)\n{text}\n", text.len()));
+        }
+    }
+    out
 }
 
 /// Sends `action` through the HTTP API and counts what a model would read.
@@ -57,8 +89,10 @@ async fn read(stack: &Stack, reading: &mut Reading, action: Value) -> Result<Val
         .with_context(|| format!("{action}"))?;
     let typed: ActionResult =
         serde_json::from_value(value.clone()).with_context(|| format!("decode {value}"))?;
+    let text = render_text(&typed, false);
     reading.calls += 1;
-    reading.bytes += render_text(&typed, false).len();
+    reading.bytes += text.len();
+    reading.log.push((action, text));
     Ok(value)
 }
 
@@ -110,10 +144,59 @@ fn mentions(learnt: &Value, needle: &str) -> bool {
     markdown.contains(needle) || text.into_iter().any(|t| t.contains(needle))
 }
 
+/// How a way fills a form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// `type` each field, `click` submit, a full extract after each.
+    Full,
+    /// The same actions observed.
+    Observed,
+    /// One observed `fill_form` with the fields and the submit.
+    FillForm,
+}
+
+/// Fills `fields` and clicks `submit` the `way`'s way; returns what the model
+/// learnt from the submit.
+async fn fill(
+    stack: &Stack,
+    r: &mut Reading,
+    way: Way,
+    tab: i64,
+    fields: &[(&str, &str)],
+    submit: &str,
+) -> Result<Value> {
+    if way == Way::FillForm {
+        let fields: Vec<Value> = fields
+            .iter()
+            .map(|(uid, value)| json!({"uid": uid, "value": value}))
+            .collect();
+        let action = json!({"action": "fill_form", "tabId": tab, "fields": fields,
+            "submit": {"uid": submit}, "observe": true});
+        return read(stack, r, action).await;
+    }
+    let observed = way == Way::Observed;
+    for (field, text) in fields {
+        step(
+            stack,
+            r,
+            observed,
+            json!({"action": "type", "tabId": tab, "uid": field, "text": text}),
+        )
+        .await?;
+    }
+    step(
+        stack,
+        r,
+        observed,
+        json!({"action": "click", "tabId": tab, "uid": submit}),
+    )
+    .await
+}
+
 /// The claim flow of the demo: open the form, fill it with a policy the insurer
 /// does not know, submit, read the refusal, correct the policy, submit, read the
 /// claim reference.
-async fn claim(stack: &Stack, site: &DemoSite, tab: i64, observed: bool) -> Result<Reading> {
+async fn claim(stack: &Stack, site: &DemoSite, tab: i64, way: Way) -> Result<Reading> {
     let mut r = Reading::default();
     let url = site.url("/claim/");
     read(
@@ -127,43 +210,23 @@ async fn claim(stack: &Stack, site: &DemoSite, tab: i64, observed: bool) -> Resu
     let date = uid(&page, "textbox", "date of incident")?;
     let what = uid(&page, "textbox", "what happened")?;
     let submit = uid(&page, "button", "submit claim")?;
-    for (field, text) in [
-        (&policy, WRONG_POLICY),
-        (&date, "2026-11-20"),
-        (&what, "A burst pipe flooded the kitchen floor."),
-    ] {
-        step(
-            stack,
-            &mut r,
-            observed,
-            json!({"action": "type", "tabId": tab, "uid": field, "text": text}),
-        )
-        .await?;
-    }
-    let refused = step(
+    let refused = fill(
         stack,
         &mut r,
-        observed,
-        json!({"action": "click", "tabId": tab, "uid": submit}),
+        way,
+        tab,
+        &[
+            (&policy, WRONG_POLICY),
+            (&date, "2026-11-20"),
+            (&what, "A burst pipe flooded the kitchen floor."),
+        ],
+        &submit,
     )
     .await?;
     if !mentions(&refused, "was not found") {
         bail!("the refusal was not seen: {refused}");
     }
-    step(
-        stack,
-        &mut r,
-        observed,
-        json!({"action": "type", "tabId": tab, "uid": policy, "text": VALID_POLICY}),
-    )
-    .await?;
-    let accepted = step(
-        stack,
-        &mut r,
-        observed,
-        json!({"action": "click", "tabId": tab, "uid": submit}),
-    )
-    .await?;
+    let accepted = fill(stack, &mut r, way, tab, &[(&policy, VALID_POLICY)], &submit).await?;
     if !mentions(&accepted, "Claim reference: CLM-") {
         bail!("the claim reference was not seen: {accepted}");
     }
@@ -229,8 +292,9 @@ pub async fn measure(
     let site = DemoSite::start().await?;
     let mut out = vec![TaskReading {
         task: "demo claim flow (refused, corrected, accepted)".into(),
-        full: claim(stack, &site, tab, false).await?,
-        observed: claim(stack, &site, tab, true).await?,
+        full: claim(stack, &site, tab, Way::Full).await?,
+        observed: claim(stack, &site, tab, Way::Observed).await?,
+        fill_form: Some(claim(stack, &site, tab, Way::FillForm).await?),
         playwright: None,
     }];
     let page = "wikipedia-2";
@@ -257,6 +321,7 @@ pub async fn measure(
         task: format!("corpus {page}: read, scroll ×3, type, read"),
         full,
         observed,
+        fill_form: None,
         playwright,
     });
     Ok((out, None))
@@ -275,25 +340,46 @@ fn recorded_snapshot_bytes(corpus: &Path, page: &str) -> Option<usize> {
         .map(|b| b as usize)
 }
 
-/// The Markdown table of `tasks`.
+/// The bench's bytes-read section: a line, [`table`], and why the corpus task
+/// was skipped, if it was ([`measure`]'s answer).
+pub fn report(reading: &(Vec<TaskReading>, Option<String>)) -> String {
+    let mut out =
+        String::from("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
+    out.push_str(&table(&reading.0));
+    if let Some(skipped) = &reading.1 {
+        out.push_str(&format!("\ncorpus task: {skipped}\n"));
+    }
+    out
+}
+
+/// The Markdown table of `tasks`: bytes (calls) of each way and its ratio to
+/// the full way.
 pub fn table(tasks: &[TaskReading]) -> String {
     let mut out = String::from(
-        "| task | full extract after every action | observed actions + since | ratio | Playwright MCP snapshot per action |\n|---|---|---|---|---|\n",
+        "| task | full extract after every action | observed, one action a call | ratio | observed with fill_form | ratio | Playwright MCP snapshot per action |\n|---|---|---|---|---|---|---|\n",
     );
     for t in tasks {
         let playwright = t.playwright.as_ref().map_or_else(
             || "not measured".to_owned(),
             |(b, how)| format!("{b} B ({how})"),
         );
+        let (form, form_ratio) = t.fill_form.as_ref().map_or_else(
+            || ("no form".to_owned(), "–".to_owned()),
+            |f| {
+                (
+                    format!("{} B ({} calls)", f.bytes, f.calls),
+                    format!("{:.2}×", t.ratio(f)),
+                )
+            },
+        );
         out.push_str(&format!(
-            "| {} | {} B ({} calls) | {} B ({} calls) | {:.2}× | {} |\n",
+            "| {} | {} B ({} calls) | {} B ({} calls) | {:.2}× | {form} | {form_ratio} | {playwright} |\n",
             t.task,
             t.full.bytes,
             t.full.calls,
             t.observed.bytes,
             t.observed.calls,
-            t.ratio(),
-            playwright
+            t.ratio(&t.observed),
         ));
     }
     out

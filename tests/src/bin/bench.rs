@@ -11,14 +11,11 @@
 //! | `click`, `type`, `press_key` | `POST /v1/act` on `bench/static.html` | the bare `Input.dispatch*Event` / `Input.insertText` calls over the pipe |
 //! | `extract` | 2 000 controls (`bench/controls-2000.html`), the corpus median | Playwright `ariaSnapshot({mode: 'ai'})` of the same pages, when `node` and `playwright-core` are installed |
 //!
-//! plus the bytes a model reads to finish two tasks three ways (full extract after
-//! every action, observed actions + `extract {since: "last"}`, Playwright MCP's
-//! snapshot per action: `browser_bridge_tests::reading`), an HTTP round trip that stays in the backend (`GET /v1/hello`: the share
-//! of HTTP in the figures above), the wasm size (raw, gzip) and Chromium start →
-//! extension `ack`. A part
-//! whose input is absent (the corpus, Playwright) is skipped with a note.
-//!
-//! Usually run through `cargo xtask bench`, which builds the release pieces first.
+//! plus an HTTP round trip that stays in the backend (`GET /v1/hello`: the share of HTTP
+//! above), the wasm size (raw, gzip), Chromium start → extension `ack`, and the bytes a
+//! model reads to finish two tasks four ways (`browser_bridge_tests::reading`;
+//! `--reading-only`: that part alone, in any build). A part whose input is absent (the
+//! corpus, Playwright) is skipped with a note. Usually run through `cargo xtask bench`.
 #![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
 use std::path::{Path, PathBuf};
@@ -28,6 +25,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use browser_bridge_tests::fixtures::StaticServer;
 use browser_bridge_tests::harness::{Built, Stack, StackOptions, workspace_root};
+use browser_bridge_tests::reading;
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -53,6 +51,9 @@ struct Cli {
     /// Samples of each input action (click, type, press_key).
     #[arg(long, default_value_t = 60)]
     input_samples: usize,
+    /// Only the bytes a model read (no timings), each rendered result on stderr.
+    #[arg(long)]
+    reading_only: bool,
 }
 
 #[tokio::main]
@@ -160,6 +161,16 @@ async fn run(cli: Cli) -> Result<()> {
         ..StackOptions::default()
     })
     .await?;
+    let corpus = cli
+        .corpus
+        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
+    if cli.reading_only {
+        let tab = stack.open("bench/static.html", None).await?;
+        let found = reading::measure(&stack, tab, &corpus).await?;
+        eprintln!("{}", reading::transcript(&found.0));
+        println!("{}", reading::report(&found));
+        return Ok(());
+    }
     let mut rows = Vec::new();
     let n = cli.samples;
 
@@ -348,10 +359,6 @@ async fn run(cli: Cli) -> Result<()> {
         reference: reference.map(|(n, s)| (n.to_owned(), s)),
         note: String::new(),
     });
-    let corpus = cli
-        .corpus
-        .clone()
-        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
     eprintln!("bench: extract of the corpus");
     match corpus_pages(&corpus) {
         Ok(pages) => {
@@ -391,17 +398,13 @@ async fn run(cli: Cli) -> Result<()> {
         Err(why) => rows.push(Row::note("extract, corpus", why)),
     }
 
-    eprintln!("bench: bytes a model reads, three ways");
-    let reading = browser_bridge_tests::reading::measure(&stack, tab, &corpus).await?;
+    eprintln!("bench: bytes a model reads, four ways");
+    let found = reading::measure(&stack, tab, &corpus).await?;
 
     let mut table = render(&rows);
     table.push('\n');
     table.push_str(&sizes(&extension_dist, &stack));
-    table.push_str("\nBytes a model reads (MCP rendering) to reach the same outcome:\n\n");
-    table.push_str(&browser_bridge_tests::reading::table(&reading.0));
-    if let Some(skipped) = reading.1 {
-        table.push_str(&format!("\ncorpus task: {skipped}\n"));
-    }
+    table.push_str(&reading::report(&found));
     println!("{table}");
     Ok(())
 }

@@ -94,7 +94,14 @@ async fn mcp_drives_the_real_extension() {
     let click: Value = serde_json::from_str(json_line).expect("click JSON");
     assert_eq!(click["navigated"], true, "{text}");
     assert!(
-        changes.starts_with("navigated: a new page is loaded (") && changes.contains("second.html"),
+        click["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("second.html")),
+        "{text}"
+    );
+    // The URL is on the JSON line: the navigation line does not repeat it.
+    assert!(
+        changes.starts_with("navigated: a new page is loaded; earlier uids are stale"),
         "{text}"
     );
 

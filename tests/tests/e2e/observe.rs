@@ -366,3 +366,58 @@ async fn a_click_that_opens_a_modal_dialog_answers_its_question() {
     assert!(text.iter().any(|t| t.contains("inert")), "{changes}");
     named(changes, "added", "Cancel");
 }
+
+/// A field's value is in the markdown (fenced, where the field is) and on its
+/// element line: the changes say it once, on the element, unless the element's
+/// copy is cut; text the page itself shows stays new text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_value_is_said_once_on_its_element_unless_cut_there() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("observe/fields.html", None).await.expect("open");
+    let page = stack.extract(tab).await;
+    let message = uid_starting(&page, "textbox", "Message");
+    let address = uid_starting(&page, "textbox", "Address");
+    let echo = uid_starting(&page, "textbox", "Echo");
+    let add = uid_of(&page, "button", "Add a note");
+    let stack = &stack;
+    let act = move |action: Value| async move { stack.act(action).await.expect("act") };
+
+    let text = "Leave it at the door, ring twice";
+    let typed =
+        act(json!({"action": "type", "tabId": tab, "uid": message, "text": text, "observe": true}))
+            .await;
+    let changes = &typed["changes"];
+    assert_eq!(uids(changes, "changed"), [message], "{changes}");
+    assert_eq!(named(changes, "changed", "Message")["value"], text);
+    assert!(texts(changes).is_empty(), "{changes}");
+
+    // Past 200 chars the element's value is cut: the markdown's is the whole one.
+    let long = format!("Flat 4, {}", "Long Street ".repeat(20))
+        .trim_end()
+        .to_owned();
+    let typed =
+        act(json!({"action": "type", "tabId": tab, "uid": address, "text": long, "observe": true}))
+            .await;
+    let changes = &typed["changes"];
+    let field = named(changes, "changed", "Address");
+    assert_eq!(field["valueLength"], long.chars().count(), "{changes}");
+    assert!(texts(changes).contains(&long), "{changes}");
+
+    // The page shows the typed words as its own text: that is new text.
+    let typed = act(json!({"action": "type", "tabId": tab, "uid": echo, "text": "Hello there", "observe": true})).await;
+    let changes = &typed["changes"];
+    assert_eq!(texts(changes), ["Hello there"], "{changes}");
+
+    // A field that appears with a value: on its `added` line, not in the text.
+    let clicked = act(json!({"action": "click", "tabId": tab, "uid": add, "observe": true})).await;
+    let changes = &clicked["changes"];
+    let note = named(changes, "added", "Note");
+    assert_eq!(note["value"], "Parcel goes to the neighbour", "{changes}");
+    let new = texts(changes);
+    assert!(new.iter().any(|t| t == "A note was added."), "{changes}");
+    assert!(
+        !new.iter()
+            .any(|t| t.contains("Parcel") || t.starts_with("```")),
+        "{changes}"
+    );
+}

@@ -120,7 +120,8 @@ pub(crate) async fn calls_pass_through(
         other => panic!("expected the navigate, got {other:?}"),
     }
     // The tool observes by default and tab 7 was read: the compact JSON result,
-    // then the navigation, which tells the model to extract.
+    // then the navigation, which tells the model to extract (the URL and title are
+    // on the JSON line only).
     let (json_line, changes) = text.split_once('\n').expect("result, then changes");
     let result: serde_json::Value = serde_json::from_str(json_line).expect("compact JSON result");
     assert_eq!(
@@ -129,8 +130,7 @@ pub(crate) async fn calls_pass_through(
     );
     assert_eq!(
         changes,
-        "navigated: a new page is loaded (http://a.test/ · Fake page); earlier uids are stale: \
-         extract to read it\n"
+        "navigated: a new page is loaded; earlier uids are stale: extract to read it\n"
     );
 
     let result = call(client, json!({"action": "click", "uid": STALE_UID})).await;
