@@ -16,6 +16,9 @@
 //!   page-words lines, and what the 4 KB cap left out; after a navigation one line
 //!   that says to extract. `extract {since: "last"}` renders the same lines under
 //!   its header line.
+//! - a `click`/`hover` at x, y and a `drag` → the result as compact JSON without
+//!   `hit`, then `hit: e7 button "Save"` (uid when it has one, role, the name
+//!   quoted as in element lines: it is the page's text).
 //! - every other action → its result as compact JSON.
 //! - errors → `code: message` (the tool result carries `isError: true`).
 
@@ -23,6 +26,7 @@ use std::fmt::Write as _;
 
 use browser_bridge_protocol::action::FieldValue;
 use browser_bridge_protocol::extract::{Changes, Checked, Confidence, ExtractResult};
+use browser_bridge_protocol::pointer::Hit;
 use browser_bridge_protocol::result::{BatchResult, FillFormResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, Element};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -92,15 +96,59 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
             out
         }
         ActionResult::Batch(batch) => render_batch(batch, include_text),
-        other => match changes_of(other) {
-            Some((bare, changes)) => {
-                let mut out = compact_json(&bare);
+        other => {
+            let (bare, hit) = match hit_of(other) {
+                Some((bare, hit)) => (bare, Some(hit)),
+                None => (other.clone(), None),
+            };
+            let (bare, changes) = match changes_of(&bare) {
+                Some((bare, changes)) => (bare, Some(changes)),
+                None => (bare, None),
+            };
+            let mut out = compact_json(&bare);
+            if let Some(hit) = &hit {
                 out.push('\n');
-                render_changes(&mut out, &changes, &page_boundary());
-                out
+                render_hit(&mut out, hit);
             }
-            None => compact_json(other),
-        },
+            if let Some(changes) = &changes {
+                out.push('\n');
+                render_changes(&mut out, changes, &page_boundary());
+            }
+            out
+        }
+    }
+}
+
+/// `result` without its `hit`, and the hit, for the pointer results that name one.
+fn hit_of(result: &ActionResult) -> Option<(ActionResult, Hit)> {
+    let mut bare = result.clone();
+    let hit = match &mut bare {
+        ActionResult::Click(r) => r.hit.take(),
+        ActionResult::Hover(r) => r.hit.take(),
+        ActionResult::Drag(r) => r.hit.take(),
+        _ => None,
+    }?;
+    Some((bare, hit))
+}
+
+/// The line of what a point hit: `hit: e7 button "Save"`, `hit: canvas`.
+pub fn render_hit(out: &mut String, hit: &Hit) {
+    out.push_str("hit: ");
+    if let Some(uid) = &hit.uid {
+        out.push_str(&uid.0);
+        out.push(' ');
+    }
+    // As in element lines: a role is a token, a name the page's text.
+    let role: String = hit
+        .role
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    out.push_str(if role.is_empty() { "generic" } else { &role });
+    if has_visible_text(&hit.name) {
+        out.push(' ');
+        push_quoted(out, &hit.name);
     }
 }
 
@@ -691,6 +739,7 @@ mod tests {
             tab_id: TabId(5),
             url: "https://example.com/login".into(),
             navigated: false,
+            hit: None,
             effects: Default::default(),
             changes: Some(Box::new(changes())),
         });
@@ -923,6 +972,7 @@ mod tests {
                 tab_id: TabId(7),
                 url: "https://a.test/done".into(),
                 navigated: true,
+                hit: None,
                 effects: SideEffects::default(),
                 changes: None,
             }),
@@ -961,6 +1011,51 @@ mod tests {
             "batch tab 7: 2 actions run, 1 failed\n\
              [0] {\"action\":\"type\",\"tabId\":7,\"value\":\"x\"}\n\
              [1] element_stale: extract again"
+        );
+    }
+
+    #[test]
+    fn a_hit_is_a_line_with_its_uid_role_and_quoted_name() {
+        use browser_bridge_protocol::pointer::{DragResult, HoverResult};
+        use browser_bridge_protocol::result::{ClickResult, SideEffects};
+        let click = ActionResult::Click(ClickResult {
+            tab_id: TabId(3),
+            url: "https://a.test/".into(),
+            navigated: false,
+            hit: Some(Hit {
+                role: "button".into(),
+                name: "Save \"now\"\nplease".into(),
+                uid: Some(Uid("e7".into())),
+            }),
+            effects: SideEffects::default(),
+            changes: None,
+        });
+        assert_eq!(
+            render_text(&click, false),
+            "{\"action\":\"click\",\"tabId\":3,\"url\":\"https://a.test/\",\"navigated\":false}\n\
+             hit: e7 button \"Save \\\"now\\\" please\""
+        );
+        let hover = ActionResult::Hover(HoverResult {
+            tab_id: TabId(3),
+            hit: Some(Hit {
+                role: "Canvas\" x".into(),
+                name: " ".into(),
+                uid: None,
+            }),
+        });
+        assert_eq!(
+            render_text(&hover, false),
+            "{\"action\":\"hover\",\"tabId\":3}\nhit: Canvasx"
+        );
+        let drag = ActionResult::Drag(DragResult {
+            tab_id: TabId(3),
+            drag_and_drop: true,
+            hit: None,
+            changes: None,
+        });
+        assert_eq!(
+            render_text(&drag, false),
+            "{\"action\":\"drag\",\"tabId\":3,\"dragAndDrop\":true}"
         );
     }
 }

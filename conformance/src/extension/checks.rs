@@ -7,17 +7,20 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use super::conn::Conn;
+use super::pointer;
 use crate::report::{Outcome, Report, ensure};
 use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
 
 /// `timeoutMs` for navigation actions (§5).
 const NAVIGATION_MS: u64 = 30_000;
 /// `timeoutMs` for `evaluate` and most other actions (§5).
-const ACTION_MS: u64 = 15_000;
+pub(super) const ACTION_MS: u64 = 15_000;
 /// How long a pong or an event may take.
 const WAIT: Duration = Duration::from_secs(5);
 /// A tab id no browser hands out this early.
 const BOGUS_TAB: u64 = 2_147_480_000;
+
+use pointer::{click_at_point, drag_between_points};
 
 /// Runs every check on `conn`, then closes it.
 pub(super) async fn run(mut conn: Conn, report: &mut Report) {
@@ -36,6 +39,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     report.record(
         "requests: both uid and selector → invalid_request",
         both_targets(&mut conn).await,
+    );
+    report.record(
+        "requests: pointer targets: uid with x+y, x without y, drag steps 51, a drag end with two targets → invalid_request naming the field",
+        pointer::bad_targets(&mut conn).await,
     );
     report.record(
         "requests: missing timeoutMs → invalid_request for its id",
@@ -130,6 +137,14 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         keystrokes
     );
     on_tab!(
+        "pointer: click at x, y presses what is there and names it (hit); outside the viewport → invalid_action",
+        click_at_point
+    );
+    on_tab!(
+        "pointer: drag between points → mousedown at from, moves with the button held, mouseup at to",
+        drag_between_points
+    );
+    on_tab!(
         "dialogs: reload reports the beforeunload prompt of the page it leaves (dialog, loadPending); beforeUnload: accept goes on",
         beforeunload
     );
@@ -144,7 +159,7 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
 }
 
 /// The `error` of a response, or why the response is not an error.
-fn error_of(response: &Value) -> Result<&Value, String> {
+pub(super) fn error_of(response: &Value) -> Result<&Value, String> {
     ensure(response.get("result").is_none(), || {
         format!("expected an error, got {}", short(response))
     })?;
@@ -154,7 +169,7 @@ fn error_of(response: &Value) -> Result<&Value, String> {
 }
 
 /// The `result` of a response tagged `action`, or why not.
-fn result_of<'a>(response: &'a Value, action: &str) -> Result<&'a Value, String> {
+pub(super) fn result_of<'a>(response: &'a Value, action: &str) -> Result<&'a Value, String> {
     ensure(response.get("error").is_none(), || {
         format!("expected a result, got {}", short(response))
     })?;

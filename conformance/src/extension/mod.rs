@@ -4,6 +4,7 @@
 
 mod checks;
 mod conn;
+mod pointer;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -15,8 +15,9 @@ use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, Mo
 use browser_bridge_cdp::page::GetLayoutMetrics;
 use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
-use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
-use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use browser_bridge_protocol::pointer::HoverResult;
+use browser_bridge_protocol::result::{ClickResult, PressKeyResult};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, PointerTarget, TabId};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -24,6 +25,7 @@ use std::rc::Rc;
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
 use crate::actions::frames::{self, Reach};
+use crate::actions::pointer;
 use crate::app::App;
 use crate::cdp::{self, Target};
 use crate::core::keys::{is_known_key, key_events};
@@ -208,7 +210,7 @@ fn not_interactable(node: &Node, why: &str) -> BridgeError {
 /// Once the box has settled: the centre of the part of `node`'s content quad
 /// that lies inside the viewport (CSS px, viewport), so that an element straddling
 /// an edge is pressed where it can be seen.
-async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
+pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
     let viewport = dom::call_on(&node.target, &node.object_id, SETTLE, Vec::new()).await?;
     let model = cdp::send(
         &node.target,
@@ -359,7 +361,11 @@ fn button(b: Option<MouseButton>) -> CdpButton {
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(app, tab, p.target()?).await?;
+    let target = match p.target()? {
+        PointerTarget::Element(target) => target,
+        PointerTarget::Point { x, y } => return pointer::click_at(app, tab, &p, (x, y)).await,
+    };
+    let node = dom::resolve(app, tab, target).await?;
     // One call: the disabled state, the drop-down option, the label's point.
     let first = dom::call_on(&node.target, &node.object_id, &first_look(), Vec::new()).await?;
     if first["dropdown"] == true {
@@ -449,6 +455,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         tab_id: tab,
         url: report.url,
         navigated: report.navigated,
+        hit: None,
         effects: report.effects,
         changes: None,
     }))
@@ -508,6 +515,7 @@ async fn pick_option(
         tab_id: tab,
         url: report.url,
         navigated: report.navigated,
+        hit: None,
         effects: report.effects,
         changes: None,
     }))
@@ -540,10 +548,17 @@ async fn after_move(tab: TabId, node: &Node, point: (f64, f64)) -> Result<(f64, 
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn hover(app: &App, tab: TabId, p: Hover) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(app, tab, p.target()?).await?;
+    let target = match p.target()? {
+        PointerTarget::Element(target) => target,
+        PointerTarget::Point { x, y } => return pointer::hover_at(app, tab, (x, y)).await,
+    };
+    let node = dom::resolve(app, tab, target).await?;
     let (x, y) = click_point(tab, &node).await?;
     cdp::send(tab, &DispatchMouseEvent::moved(x, y)).await?;
-    Ok(ActionResult::Hover(TabResult { tab_id: tab }))
+    Ok(ActionResult::Hover(HoverResult {
+        tab_id: tab,
+        hit: None,
+    }))
 }
 
 /// Sends key-down and key-up for one key ([`key_events`]).

@@ -9,8 +9,10 @@ pub mod fill;
 pub mod forms;
 pub mod frames;
 pub mod input;
+pub mod marks;
 pub mod navigation;
 pub mod page;
+pub mod pointer;
 pub mod scroll;
 pub mod tabs;
 
@@ -114,13 +116,14 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::Reload(_) => navigation::go(app, tab, Go::Reload).await,
         Action::Click(p) => input::click(app, tab, p).await,
         Action::Hover(p) => input::hover(app, tab, p).await,
+        Action::Drag(p) => pointer::drag(app, tab, p).await,
         Action::Type(p) => forms::type_text(app, tab, p).await,
         Action::PressKey(p) => input::press_key(app, tab, p).await,
         Action::SelectOption(p) => forms::select_option(app, tab, p).await,
         Action::Scroll(p) => scroll::scroll(app, tab, p).await,
         Action::WaitFor(p) => page::wait_for(app, tab, p).await,
         Action::Evaluate(p) => evaluate::evaluate(app, tab, p).await,
-        Action::Screenshot(p) => page::screenshot(tab, p).await,
+        Action::Screenshot(p) => page::screenshot(app, tab, p).await,
         Action::UploadFile(p) => forms::upload_file(app, tab, p).await,
         Action::HandleDialog(p) => page::handle_dialog(app, tab, p).await,
         Action::Extract(p) => crate::extract::extract(app, tab, p).await,
