@@ -20,8 +20,6 @@ const WAIT: Duration = Duration::from_secs(5);
 /// A tab id no browser hands out this early.
 const BOGUS_TAB: u64 = 2_147_480_000;
 
-use pointer::{click_at_point, drag_between_points};
-
 /// Runs every check on `conn`, then closes it.
 pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     report.record(
@@ -70,7 +68,7 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     };
     let needs_tab = || Err::<(), String>("no session: navigate failed".into());
     macro_rules! on_tab {
-        ($name:expr, $check:ident) => {
+        ($name:expr, $check:expr) => {
             let outcome = match tab {
                 Some(tab) => $check(&mut conn, tab).await,
                 None => needs_tab(),
@@ -138,11 +136,11 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     );
     on_tab!(
         "pointer: click at x, y presses what is there and names it (hit); outside the viewport → invalid_action",
-        click_at_point
+        pointer::click_at_point
     );
     on_tab!(
         "pointer: drag between points → mousedown at from, moves with the button held, mouseup at to",
-        drag_between_points
+        pointer::drag_between_points
     );
     on_tab!(
         "dialogs: reload reports the beforeunload prompt of the page it leaves (dialog, loadPending); beforeUnload: accept goes on",
