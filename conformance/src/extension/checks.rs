@@ -6,6 +6,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+use super::answers::{ACTION_MS, error_of, result_of};
 use super::conn::Conn;
 use super::pointer;
 use crate::report::{Outcome, Report, ensure};
@@ -13,8 +14,6 @@ use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
 
 /// `timeoutMs` for navigation actions (§5).
 const NAVIGATION_MS: u64 = 30_000;
-/// `timeoutMs` for `evaluate` and most other actions (§5).
-pub(super) const ACTION_MS: u64 = 15_000;
 /// How long a pong or an event may take.
 const WAIT: Duration = Duration::from_secs(5);
 /// A tab id no browser hands out this early.
@@ -154,31 +153,6 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         ensure(problems.is_empty(), || problems.join("; ")),
     );
     conn.close().await;
-}
-
-/// The `error` of a response, or why the response is not an error.
-pub(super) fn error_of(response: &Value) -> Result<&Value, String> {
-    ensure(response.get("result").is_none(), || {
-        format!("expected an error, got {}", short(response))
-    })?;
-    response
-        .get("error")
-        .ok_or_else(|| format!("response without error: {}", short(response)))
-}
-
-/// The `result` of a response tagged `action`, or why not.
-pub(super) fn result_of<'a>(response: &'a Value, action: &str) -> Result<&'a Value, String> {
-    ensure(response.get("error").is_none(), || {
-        format!("expected a result, got {}", short(response))
-    })?;
-    let result = response
-        .get("result")
-        .ok_or_else(|| format!("response without result: {}", short(response)))?;
-    let tag = str_field(result, "action")?;
-    ensure(tag == action, || {
-        format!("result tagged `{tag}`, expected `{action}`")
-    })?;
-    Ok(result)
 }
 
 async fn unknown_action(conn: &mut Conn) -> Outcome {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::checks::{ACTION_MS, error_of, result_of};
+use super::answers::{ACTION_MS, error_of, result_of};
 use super::conn::Conn;
 use crate::report::{Outcome, ensure};
 use crate::wire::{expect_error, short, str_field};

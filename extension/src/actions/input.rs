@@ -17,7 +17,7 @@ use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
 use browser_bridge_protocol::pointer::HoverResult;
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult};
-use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, PointerTarget, TabId};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -25,7 +25,6 @@ use std::rc::Rc;
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
 use crate::actions::frames::{self, Reach};
-use crate::actions::pointer;
 use crate::app::App;
 use crate::cdp::{self, Target};
 use crate::core::keys::{is_known_key, key_events};
@@ -356,16 +355,12 @@ fn button(b: Option<MouseButton>) -> CdpButton {
     }
 }
 
-/// `click`.
+/// `click` on an element.
 ///
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
-    let target = match p.target()? {
-        PointerTarget::Element(target) => target,
-        PointerTarget::Point { x, y } => return pointer::click_at(app, tab, &p, (x, y)).await,
-    };
-    let node = dom::resolve(app, tab, target).await?;
+    let node = dom::resolve(app, tab, dom::element(p.target()?)?).await?;
     // One call: the disabled state, the drop-down option, the label's point.
     let first = dom::call_on(&node.target, &node.object_id, &first_look(), Vec::new()).await?;
     if first["dropdown"] == true {
@@ -548,11 +543,7 @@ async fn after_move(tab: TabId, node: &Node, point: (f64, f64)) -> Result<(f64, 
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn hover(app: &App, tab: TabId, p: Hover) -> Result<ActionResult, BridgeError> {
-    let target = match p.target()? {
-        PointerTarget::Element(target) => target,
-        PointerTarget::Point { x, y } => return pointer::hover_at(app, tab, (x, y)).await,
-    };
-    let node = dom::resolve(app, tab, target).await?;
+    let node = dom::resolve(app, tab, dom::element(p.target()?)?).await?;
     let (x, y) = click_point(tab, &node).await?;
     cdp::send(tab, &DispatchMouseEvent::moved(x, y)).await?;
     Ok(ActionResult::Hover(HoverResult {

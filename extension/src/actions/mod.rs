@@ -19,7 +19,7 @@ pub mod tabs;
 use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
 use browser_bridge_protocol::action::BeforeUnload;
 use browser_bridge_protocol::result::{DialogInfo, PageResult};
-use browser_bridge_protocol::{Action, ActionResult, BridgeError, TabId};
+use browser_bridge_protocol::{Action, ActionResult, BridgeError, PointerTarget, TabId};
 use futures::future::{Either, select};
 
 use crate::app::App;
@@ -114,8 +114,14 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::GoBack(_) => navigation::go(app, tab, Go::Back).await,
         Action::GoForward(_) => navigation::go(app, tab, Go::Forward).await,
         Action::Reload(_) => navigation::go(app, tab, Go::Reload).await,
-        Action::Click(p) => input::click(app, tab, p).await,
-        Action::Hover(p) => input::hover(app, tab, p).await,
+        Action::Click(p) => match p.target()? {
+            PointerTarget::Point { x, y } => pointer::click_at(app, tab, &p, (x, y)).await,
+            PointerTarget::Element(_) => input::click(app, tab, p).await,
+        },
+        Action::Hover(p) => match p.target()? {
+            PointerTarget::Point { x, y } => pointer::hover_at(app, tab, (x, y)).await,
+            PointerTarget::Element(_) => input::hover(app, tab, p).await,
+        },
         Action::Drag(p) => pointer::drag(app, tab, p).await,
         Action::Type(p) => forms::type_text(app, tab, p).await,
         Action::PressKey(p) => input::press_key(app, tab, p).await,
