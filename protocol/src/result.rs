@@ -438,6 +438,9 @@ pub struct ScreenshotResult {
     pub width: u32,
     /// Image height (px).
     pub height: u32,
+    /// Asked with `marks`: how many elements were marked on the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marked: Option<u32>,
 }
 
 /// `upload_file` result.

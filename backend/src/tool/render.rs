@@ -76,14 +76,19 @@ pub fn render_result(result: &ActionResult, include_text: bool) -> CallToolResul
 pub fn render_text(result: &ActionResult, include_text: bool) -> String {
     match result {
         ActionResult::Extract(extract) => render_extract(extract, include_text),
-        ActionResult::Screenshot(shot) => serde_json::json!({
-            "action": "screenshot",
-            "tabId": shot.tab_id,
-            "mimeType": shot.mime_type,
-            "width": shot.width,
-            "height": shot.height,
-        })
-        .to_string(),
+        ActionResult::Screenshot(shot) => {
+            let mut summary = serde_json::json!({
+                "action": "screenshot",
+                "tabId": shot.tab_id,
+                "mimeType": shot.mime_type,
+                "width": shot.width,
+                "height": shot.height,
+            });
+            if let Some(marked) = shot.marked {
+                summary["marked"] = marked.into();
+            }
+            summary.to_string()
+        }
         ActionResult::ListPageTools(_) | ActionResult::CallPageTool(_) => {
             format!("{PAGE_PROVIDED_NOTE}\n{}", compact_json(result))
         }
@@ -1057,5 +1062,25 @@ mod tests {
             render_text(&drag, false),
             "{\"action\":\"drag\",\"tabId\":3,\"dragAndDrop\":true}"
         );
+    }
+
+    #[test]
+    fn a_marked_screenshot_says_how_many_marks_it_carries() {
+        use browser_bridge_protocol::result::ScreenshotResult;
+        let shot = |marked| {
+            ActionResult::Screenshot(ScreenshotResult {
+                tab_id: TabId(2),
+                mime_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into(),
+                width: 10,
+                height: 20,
+                marked,
+            })
+        };
+        assert_eq!(
+            render_text(&shot(Some(4)), false),
+            r#"{"action":"screenshot","height":20,"marked":4,"mimeType":"image/png","tabId":2,"width":10}"#
+        );
+        assert!(!render_text(&shot(None), false).contains("marked"));
     }
 }

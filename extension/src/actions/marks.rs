@@ -103,8 +103,8 @@ fn js(what: &str) -> impl Fn(JsValue) -> BridgeError + '_ {
     move |e| BridgeError::internal(format!("screenshot marks: {what}: {e:?}"))
 }
 
-/// `bytes` (the capture, `mime_type`) of `width`×`height` px with `boxes` marked;
-/// `quality` 0..1 for JPEG.
+/// `bytes` (the capture, `mime_type`) of `width`×`height` px with `boxes` marked,
+/// and how many were (those inside the image); `quality` 0..1 for JPEG.
 ///
 /// # Errors
 /// `internal_error` when the worker cannot decode, draw or encode the image.
@@ -115,7 +115,7 @@ pub async fn draw(
     boxes: &[MarkBox],
     ratio: f64,
     quality: Option<f64>,
-) -> Result<Vec<u8>, BridgeError> {
+) -> Result<(Vec<u8>, u32), BridgeError> {
     let area = (f64::from(width) / ratio, f64::from(height) / ratio);
     let marks = layout(boxes, area, ratio);
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
@@ -160,7 +160,8 @@ pub async fn draw(
     let buffer = JsFuture::from(out.array_buffer())
         .await
         .map_err(js("encode"))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    let count = u32::try_from(marks.len()).unwrap_or(u32::MAX);
+    Ok((js_sys::Uint8Array::new(&buffer).to_vec(), count))
 }
 
 /// One mark: the box's outline inside its edge, the label filled, the uid in white.

@@ -168,17 +168,23 @@ pub async fn screenshot(app: &App, tab: TabId, p: Screenshot) -> Result<ActionRe
         .map_err(|e| BridgeError::internal(format!("screenshot data: {e}")))?;
     let (width, height) = image_size(&bytes).unwrap_or((0, 0));
     let mime_type = if jpeg { "image/jpeg" } else { "image/png" };
-    if let Some((boxes, ratio)) = marked {
-        let quality = capture.quality.map(|q| f64::from(q) / 100.0);
-        let drawn = marks::draw(&bytes, mime_type, (width, height), &boxes, ratio, quality).await?;
-        data = base64::engine::general_purpose::STANDARD.encode(drawn);
-    }
+    let marked = match marked {
+        Some((boxes, ratio)) => {
+            let quality = capture.quality.map(|q| f64::from(q) / 100.0);
+            let (drawn, count) =
+                marks::draw(&bytes, mime_type, (width, height), &boxes, ratio, quality).await?;
+            data = base64::engine::general_purpose::STANDARD.encode(drawn);
+            Some(count)
+        }
+        None => None,
+    };
     Ok(ActionResult::Screenshot(ScreenshotResult {
         tab_id: tab,
         mime_type: mime_type.into(),
         data,
         width,
         height,
+        marked,
     }))
 }
 

@@ -379,6 +379,9 @@ async fn marks_box_each_extracted_element_on_the_image_only() {
     .await
     .expect("screenshot with marks");
     assert_eq!(marked["mimeType"], "image/png");
+    // Save, Help and Email: all three extracted elements are in view.
+    assert_eq!(marked["marked"], 3, "{marked}");
+    assert!(plain.get("marked").is_none(), "{plain}");
     assert_eq!(
         (marked["width"].clone(), marked["height"].clone()),
         (plain["width"].clone(), plain["height"].clone())
