@@ -400,3 +400,43 @@ async fn marks_box_each_extracted_element_on_the_image_only() {
         json!([])
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_page_marks_follow_the_document_while_it_is_scrolled() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("pointer/marks-long.html", None)
+        .await
+        .expect("open");
+    let read = stack.extract(tab).await;
+    uid_of(&read, "button", "Later");
+    // Scrolled: the document's offsets are not the viewport's.
+    let scrolled = stack
+        .eval(tab, "scrollTo(0, 900); return scrollY")
+        .await
+        .unwrap();
+    assert_eq!(scrolled, 900, "the page scrolls");
+    let ratio = stack.eval(tab, "return devicePixelRatio").await.unwrap();
+    let ratio = ratio.as_f64().unwrap();
+    let marked = act(
+        &stack,
+        json!({"action": "screenshot", "tabId": tab, "fullPage": true, "marks": true}),
+    )
+    .await
+    .expect("full-page screenshot with marks");
+    assert_eq!(marked["marked"], 4, "{marked}");
+    // Just inside the left border of Save (top of the document) and of Later
+    // (1 400 px down), in document px; and the background beside Later.
+    let probes = json!([
+        [(41.0 * ratio).round(), (80.0 * ratio).round()],
+        [(61.0 * ratio).round(), (1420.0 * ratio).round()],
+        [(400.0 * ratio).round(), (1420.0 * ratio).round()]
+    ]);
+    let js = format!("return window.__pixels({}, {probes})", marked["data"]);
+    let pixels = stack.eval(tab, &js).await.unwrap();
+    assert_eq!(
+        pixels,
+        json!([[255, 0, 255], [255, 0, 255], [255, 255, 255]]),
+        "{pixels}"
+    );
+}
