@@ -12,7 +12,8 @@ use crate::ids::{TabId, Uid};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hit {
-    /// Its ARIA role (`button`, `link`, `img`, `generic` …), as in §6 elements.
+    /// Its role as Chrome's accessibility tree names it (`button`, `link`,
+    /// `Canvas`, `generic` …).
     pub role: String,
     /// Its accessible name; empty when it has none.
     pub name: String,
