@@ -286,6 +286,7 @@ mod tests {
             tab_id: TabId(tab),
             url: "https://a.test/".into(),
             navigated,
+            hit: None,
             effects: SideEffects::default(),
             changes: None,
         })

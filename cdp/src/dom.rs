@@ -154,6 +154,9 @@ impl Command for GetBoxModel {
 pub struct BoxModel {
     /// Content box quad.
     pub content: Vec<f64>,
+    /// Border box quad (what an outline goes round).
+    #[serde(default)]
+    pub border: Vec<f64>,
 }
 
 impl BoxModel {
@@ -311,15 +314,18 @@ mod tests {
     fn box_model_centre_and_size() {
         let model = BoxModel {
             content: vec![10.0, 20.0, 110.0, 20.0, 110.0, 70.0, 10.0, 70.0],
+            border: Vec::new(),
         };
         assert_eq!(model.centre(), (60.0, 45.0));
         assert_eq!(model.size(), (100.0, 50.0));
         let flat = BoxModel {
             content: vec![5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0],
+            border: Vec::new(),
         };
         assert_eq!(flat.size(), (0.0, 0.0));
         let short = BoxModel {
             content: vec![1.0, 2.0],
+            border: Vec::new(),
         };
         assert_eq!(short.centre(), (0.0, 0.0));
         assert_eq!(short.size(), (0.0, 0.0));

@@ -1,9 +1,10 @@
 //! The `Input` domain: trusted mouse and keyboard input (events the page sees
 //! with `isTrusted`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::{Command, Empty};
+use crate::{Command, Empty, Event};
 
 /// `Input.dispatchMouseEvent` `type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +47,10 @@ pub struct DispatchMouseEvent {
     /// 1 for a click, 2 for the second press of a double click, …
     #[serde(skip_serializing_if = "Option::is_none")]
     pub click_count: Option<u32>,
+    /// The buttons held (`MouseEvent.buttons`: left 1, right 2, middle 4), so a
+    /// move during a drag reaches the page with its button down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<u32>,
     /// Modifier bit mask: Alt 1, Ctrl 2, Meta 4, Shift 8.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modifiers: Option<u32>,
@@ -60,6 +65,7 @@ impl DispatchMouseEvent {
             y,
             button: None,
             click_count: None,
+            buttons: None,
             modifiers: None,
         }
     }
@@ -67,6 +73,66 @@ impl DispatchMouseEvent {
 
 impl Command for DispatchMouseEvent {
     const METHOD: &'static str = "Input.dispatchMouseEvent";
+    type Response = Empty;
+}
+
+/// `Input.setInterceptDrags`: while enabled, a drag the page starts is not run
+/// by the browser but reported as [`DragIntercepted`], to be played with
+/// [`DispatchDragEvent`].
+#[derive(Debug, Clone, Serialize)]
+pub struct SetInterceptDrags {
+    /// On or off.
+    pub enabled: bool,
+}
+
+impl Command for SetInterceptDrags {
+    const METHOD: &'static str = "Input.setInterceptDrags";
+    type Response = Empty;
+}
+
+/// `Input.dragIntercepted`: the page started a drag (`dragstart` not cancelled)
+/// while [`SetInterceptDrags`] was on.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DragIntercepted {
+    /// `Input.DragData` (items, files, `dragOperationsMask`), handed back as is.
+    pub data: Value,
+}
+
+impl Event for DragIntercepted {
+    const METHOD: &'static str = "Input.dragIntercepted";
+}
+
+/// `Input.dispatchDragEvent` `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DragEventType {
+    /// The drag enters the point (`dragenter`).
+    DragEnter,
+    /// The drag moves over the point (`dragover`).
+    DragOver,
+    /// The drag ends at the point (`drop`, then `dragend` on the source).
+    Drop,
+    /// The drag is given up (`dragleave`, `dragend`).
+    DragCancel,
+}
+
+/// `Input.dispatchDragEvent` at a viewport point (CSS px) with the data of a
+/// [`DragIntercepted`].
+#[derive(Debug, Clone, Serialize)]
+pub struct DispatchDragEvent {
+    /// What happens.
+    #[serde(rename = "type")]
+    pub kind: DragEventType,
+    /// X in the viewport.
+    pub x: f64,
+    /// Y in the viewport.
+    pub y: f64,
+    /// The intercepted `Input.DragData`.
+    pub data: Value,
+}
+
+impl Command for DispatchDragEvent {
+    const METHOD: &'static str = "Input.dispatchDragEvent";
     type Response = Empty;
 }
 
@@ -127,6 +193,28 @@ impl Command for InsertText {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn drag_events_use_cdp_names() {
+        let drop = DispatchDragEvent {
+            kind: DragEventType::DragEnter,
+            x: 1.0,
+            y: 2.0,
+            data: json!({"items": [], "dragOperationsMask": 1}),
+        };
+        assert_eq!(
+            serde_json::to_value(drop).unwrap(),
+            json!({"type": "dragEnter", "x": 1.0, "y": 2.0, "data": {"items": [], "dragOperationsMask": 1}})
+        );
+        let moved = DispatchMouseEvent {
+            buttons: Some(1),
+            ..DispatchMouseEvent::moved(3.0, 4.0)
+        };
+        assert_eq!(
+            serde_json::to_value(moved).unwrap(),
+            json!({"type": "mouseMoved", "x": 3.0, "y": 4.0, "buttons": 1})
+        );
+    }
 
     #[test]
     fn mouse_and_key_events_use_cdp_names() {

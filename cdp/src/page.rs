@@ -145,6 +145,30 @@ pub struct Frame {
     pub loader_id: String,
 }
 
+/// `Page.createIsolatedWorld`: a JS world of its own in `frame_id`, sharing the
+/// DOM but not the page's globals or prototypes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorld {
+    /// The frame.
+    pub frame_id: FrameId,
+    /// A name for the world (shown in DevTools).
+    pub world_name: String,
+}
+
+/// `Page.createIsolatedWorld` → `{executionContextId}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateIsolatedWorldResponse {
+    /// Where to run script in it (`Runtime.evaluate` `contextId`).
+    pub execution_context_id: i64,
+}
+
+impl Command for CreateIsolatedWorld {
+    const METHOD: &'static str = "Page.createIsolatedWorld";
+    type Response = CreateIsolatedWorldResponse;
+}
+
 /// `Page.getLayoutMetrics`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GetLayoutMetrics {}

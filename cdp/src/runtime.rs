@@ -32,6 +32,10 @@ pub struct Evaluate {
     /// Terminate the script after this long (ms); CDP then answers an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u32>,
+    /// The execution context to run in (an isolated world's); default the
+    /// page's main world.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<i64>,
 }
 
 impl Evaluate {

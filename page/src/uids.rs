@@ -34,6 +34,10 @@ pub struct UidCache {
     by_node: HashMap<BackendNodeId, u64>,
     /// The reverse map: counter value → node.
     by_index: HashMap<u64, BackendNodeId>,
+    /// The counter values of the elements the last extract listed, in its order
+    /// (what `screenshot` `marks` draws, §5).
+    #[serde(default)]
+    listed: Vec<u64>,
 }
 
 impl UidCache {
@@ -87,6 +91,21 @@ impl UidCache {
         self.by_node.get(&node).map(|&i| Uid::from_index(i))
     }
 
+    /// Records the uids the last extract listed (its `elements`), replacing the
+    /// previous list.
+    pub fn set_listed(&mut self, uids: &[Uid]) {
+        self.listed = uids.iter().filter_map(Uid::index).collect();
+    }
+
+    /// The uids the last extract of the current document listed that still
+    /// resolve, with their nodes, in its order; empty when there was none.
+    pub fn listed(&self) -> Vec<(Uid, BackendNodeId)> {
+        self.listed
+            .iter()
+            .filter_map(|&i| Some((Uid::from_index(i), *self.by_index.get(&i)?)))
+            .collect()
+    }
+
     /// Drops every uid: a new document replaced the old one. The counter keeps
     /// running, so uids issued before stay recognisable as stale. Call it on
     /// `Page.frameNavigated` for the top frame and on explicit `navigate`,
@@ -95,6 +114,7 @@ impl UidCache {
     pub fn invalidate(&mut self) {
         self.by_node.clear();
         self.by_index.clear();
+        self.listed.clear();
         self.generation_start = self.next;
     }
 
@@ -148,6 +168,25 @@ mod tests {
 
     fn uids(names: &[Uid]) -> Vec<&str> {
         names.iter().map(|u| u.0.as_str()).collect()
+    }
+
+    #[test]
+    fn the_last_listing_is_kept_until_the_document_goes() {
+        let mut cache = UidCache::new();
+        let first = cache.assign(&[10, 20, 30]);
+        cache.set_listed(&first);
+        // A scoped extract lists fewer: that is the last listing.
+        let scoped = cache.assign(&[20]);
+        cache.set_listed(&scoped);
+        assert_eq!(cache.listed(), vec![(Uid::from_index(1), 20)]);
+        cache.set_listed(&first);
+        cache.forget(10);
+        assert_eq!(
+            cache.listed(),
+            vec![(Uid::from_index(1), 20), (Uid::from_index(2), 30)]
+        );
+        cache.invalidate();
+        assert!(cache.listed().is_empty());
     }
 
     #[test]

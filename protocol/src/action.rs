@@ -21,6 +21,10 @@ pub const WAIT_FOR_MAX_TIMEOUT_MS: u64 = 30_000;
 pub const WAIT_FOR_DEFAULT_TIMEOUT_MS: u64 = 5_000;
 /// `click.clickCount` bounds (single, double, triple click).
 pub const CLICK_COUNT: RangeInclusive<u8> = 1..=3;
+/// `drag.steps` bounds: mouse moves from `from` to `to`.
+pub const DRAG_STEPS: RangeInclusive<u8> = 1..=50;
+/// Default `drag.steps`.
+pub const DRAG_DEFAULT_STEPS: u8 = 10;
 /// Largest `screenshot.quality` (JPEG quality, 0..=100).
 pub const SCREENSHOT_QUALITY_MAX: u8 = 100;
 /// A string with a non-whitespace char (`url`, target `selector`): what the decoder
@@ -62,10 +66,13 @@ pub enum Action {
     GoForward(History),
     /// Reload the page.
     Reload(Reload),
-    /// Trusted mouse click on an element.
+    /// Trusted mouse click on an element, or at x, y (CSS px in the viewport).
     Click(Click),
-    /// Move the mouse over an element.
+    /// Move the mouse over an element, or to x, y.
     Hover(Hover),
+    /// Press the mouse at `from`, move in steps, release at `to` (HTML5
+    /// drag-and-drop when the source is draggable).
+    Drag(Drag),
     /// Type text into an editable element (replaces its content by default); date,
     /// time, color and range inputs take a value in their own format (2025-03-14,
     /// 14:30, #2a9d8f, 7).
@@ -338,9 +345,69 @@ macro_rules! targeted {
     };
 }
 
-targeted!(
+/// A resolved pointer target (§5 "Pointer targets"): an element, or a point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PointerTarget<'a> {
+    /// An element by uid or selector.
+    Element(ElementTarget<'a>),
+    /// A point in the viewport (CSS px).
+    Point {
+        /// From the viewport's left edge.
+        x: f64,
+        /// From the viewport's top edge.
+        y: f64,
+    },
+}
+
+macro_rules! pointed {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        // Exactly one of uid, selector, x+y; an explicit `null` counts as absent.
+        #[schemars(extend("oneOf" = [
+            { "required": ["uid"], "properties": { "uid": { "not": { "type": "null" } } } },
+            { "required": ["selector"], "properties": { "selector": { "not": { "type": "null" } } } },
+            { "required": ["x", "y"], "properties": { "x": { "type": "number" }, "y": { "type": "number" } } }
+        ], "dependentRequired" = { "x": ["y"], "y": ["x"] }))]
+        pub struct $name {
+            /// Element uid from the last extract (or `selector`, or `x`+`y`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub uid: Option<Uid>,
+            /// CSS selector (or `uid`, or `x`+`y`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = NOT_BLANK_PATTERN))]
+            pub selector: Option<String>,
+            /// CSS px from the viewport's left edge (with `y`, instead of uid/selector).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub x: Option<f64>,
+            /// CSS px from the viewport's top edge (with `x`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub y: Option<f64>,
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// The target; `invalid_request` when not exactly one of uid, selector
+            /// or x+y (never after [`Action::from_value`] accepted it).
+            pub fn target(&self) -> Result<PointerTarget<'_>, BridgeError> {
+                exactly_one_pointer(&self.uid, &self.selector, self.x, self.y)
+            }
+        }
+    };
+}
+
+pointed!(
+    /// A `drag` end: exactly one of uid, selector or x+y.
+    DragEnd {}
+);
+
+pointed!(
     /// `click` parameters.
     Click {
+        /// The tab to act on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<TabId>,
         /// left (default), middle or right.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         button: Option<MouseButton>,
@@ -358,10 +425,42 @@ targeted!(
     }
 );
 
-targeted!(
+pointed!(
     /// `hover` parameters.
-    Hover {}
+    Hover {
+        /// The tab to act on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<TabId>,
+    }
 );
+
+/// `drag` parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Drag {
+    /// Where the mouse is pressed: `{uid}`, `{selector}` or `{x, y}`.
+    pub from: DragEnd,
+    /// Where it is released: `{uid}`, `{selector}` or `{x, y}`.
+    pub to: DragEnd,
+    /// Mouse moves from `from` to `to`, 1 to 50 (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = *DRAG_STEPS.start(), max = *DRAG_STEPS.end()))]
+    pub steps: Option<u8>,
+    /// The tab to act on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+    /// Also answer what changed on the page since the tab's last extract or
+    /// observed action (`changes`); default false, true in the MCP tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<bool>,
+}
+
+impl Drag {
+    /// `steps`, defaulted to [`DRAG_DEFAULT_STEPS`].
+    pub fn steps(&self) -> u8 {
+        self.steps.unwrap_or(DRAG_DEFAULT_STEPS)
+    }
+}
 
 targeted!(
     /// `type` parameters.
@@ -592,6 +691,10 @@ pub struct Screenshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = SCREENSHOT_QUALITY_MAX))]
     pub quality: Option<u8>,
+    /// Draw a box and the uid on each element of the tab's last extract
+    /// (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marks: Option<bool>,
 }
 
 /// `handle_dialog` parameters.
@@ -787,6 +890,7 @@ fn batchable_schemas(g: &mut schemars::SchemaGenerator) -> Vec<(&'static str, sc
         ("reload", g.subschema_for::<Reload>()),
         ("click", g.subschema_for::<Click>()),
         ("hover", g.subschema_for::<Hover>()),
+        ("drag", g.subschema_for::<Drag>()),
         ("type", g.subschema_for::<Type>()),
         ("press_key", g.subschema_for::<PressKey>()),
         ("select_option", g.subschema_for::<SelectOption>()),
@@ -825,6 +929,38 @@ pub(crate) fn exactly_one_target<'a>(
     }
 }
 
+pub(crate) fn exactly_one_pointer<'a>(
+    uid: &'a Option<Uid>,
+    selector: &'a Option<String>,
+    x: Option<f64>,
+    y: Option<f64>,
+) -> Result<PointerTarget<'a>, BridgeError> {
+    let point = match (x, y) {
+        (None, None) => None,
+        (Some(x), Some(y)) => Some((x, y)),
+        (Some(_), None) => {
+            return Err(BridgeError::invalid_request(
+                "x without y: give both x and y (CSS px in the viewport)",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(BridgeError::invalid_request(
+                "y without x: give both x and y (CSS px in the viewport)",
+            ));
+        }
+    };
+    match (uid, selector, point) {
+        (_, _, None) => exactly_one_target(uid, selector).map(PointerTarget::Element),
+        (None, None, Some((x, y))) => Ok(PointerTarget::Point { x, y }),
+        (Some(_), _, Some(_)) => Err(BridgeError::invalid_request(
+            "give exactly one of uid, selector or x+y, not both uid and x+y",
+        )),
+        (None, Some(_), Some(_)) => Err(BridgeError::invalid_request(
+            "give exactly one of uid, selector or x+y, not both selector and x+y",
+        )),
+    }
+}
+
 impl Action {
     /// The wire name (`"click"`).
     pub fn name(&self) -> &'static str {
@@ -854,6 +990,7 @@ impl Action {
     /// actions"); `fill_form` takes it too.
     pub const OBSERVABLE: &'static [&'static str] = &[
         "click",
+        "drag",
         "type",
         "select_option",
         "press_key",
@@ -874,6 +1011,7 @@ impl Action {
             Action::Reload(p) => p.observe,
             Action::GoBack(p) | Action::GoForward(p) => p.observe,
             Action::Click(p) => p.observe,
+            Action::Drag(p) => p.observe,
             Action::Type(p) => p.observe,
             Action::PressKey(p) => p.observe,
             Action::SelectOption(p) => p.observe,
@@ -890,6 +1028,7 @@ impl Action {
             Action::Reload(p) => Some(&mut p.observe),
             Action::GoBack(p) | Action::GoForward(p) => Some(&mut p.observe),
             Action::Click(p) => Some(&mut p.observe),
+            Action::Drag(p) => Some(&mut p.observe),
             Action::Type(p) => Some(&mut p.observe),
             Action::PressKey(p) => Some(&mut p.observe),
             Action::SelectOption(p) => Some(&mut p.observe),
@@ -912,6 +1051,7 @@ impl Action {
             Action::ListPageTools(p) => p.tab_id,
             Action::Click(p) => p.tab_id,
             Action::Hover(p) => p.tab_id,
+            Action::Drag(p) => p.tab_id,
             Action::Type(p) => p.tab_id,
             Action::PressKey(p) => p.tab_id,
             Action::SelectOption(p) => p.tab_id,
@@ -945,6 +1085,7 @@ impl Action {
             Action::Extract(p) => Some(&mut p.tab_id),
             Action::Click(p) => Some(&mut p.tab_id),
             Action::Hover(p) => Some(&mut p.tab_id),
+            Action::Drag(p) => Some(&mut p.tab_id),
             Action::Type(p) => Some(&mut p.tab_id),
             Action::PressKey(p) => Some(&mut p.tab_id),
             Action::SelectOption(p) => Some(&mut p.tab_id),
@@ -978,6 +1119,7 @@ macro_rules! actions_by_tag {
             Reload(Reload),
             Click(Click),
             Hover(Hover),
+            Drag(Drag),
             Type(Type),
             PressKey(PressKey),
             SelectOption(SelectOption),

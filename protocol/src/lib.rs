@@ -18,13 +18,14 @@ pub mod event;
 pub mod extract;
 pub mod ids;
 pub mod page_tools;
+pub mod pointer;
 pub mod result;
 pub mod schema;
 pub mod text;
 mod validate;
 pub mod version;
 
-pub use action::{ACTION_NAMES, Action, ElementTarget};
+pub use action::{ACTION_NAMES, Action, ElementTarget, PointerTarget};
 pub use envelope::{
     Ack, Auth, Challenge, DecodeError, EventMessage, Hello, Message, Ping, Pong, Reject, Request,
     Response,

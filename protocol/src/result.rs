@@ -11,6 +11,7 @@ use crate::error::BridgeError;
 use crate::extract::{Changes, ExtractResult};
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
+use crate::pointer::{DragResult, Hit, HoverResult};
 
 /// The `result` of a successful response, tagged by `action`: the action it answers.
 // Named like `Action`'s variants, by strum and serde alike (tests/names.rs).
@@ -44,7 +45,9 @@ pub enum ActionResult {
     /// `click`.
     Click(ClickResult),
     /// `hover`.
-    Hover(TabResult),
+    Hover(HoverResult),
+    /// `drag`.
+    Drag(DragResult),
     /// `type`.
     Type(TypeResult),
     /// `press_key`.
@@ -276,6 +279,9 @@ pub struct ClickResult {
     pub url: String,
     /// The click started a main-frame navigation.
     pub navigated: bool,
+    /// Given `x`, `y`: the element the click hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit: Option<Hit>,
     /// Dialog, new tabs, file chooser.
     #[serde(flatten)]
     pub effects: SideEffects,
@@ -439,6 +445,9 @@ pub struct ScreenshotResult {
     pub width: u32,
     /// Image height (px).
     pub height: u32,
+    /// Asked with `marks`: how many elements were marked on the image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marked: Option<u32>,
 }
 
 /// `upload_file` result.
@@ -540,6 +549,7 @@ impl ActionResult {
             | ActionResult::GoForward(r)
             | ActionResult::Reload(r) => Some(&mut r.changes),
             ActionResult::Click(r) => Some(&mut r.changes),
+            ActionResult::Drag(r) => Some(&mut r.changes),
             ActionResult::Type(r) => Some(&mut r.changes),
             ActionResult::PressKey(r) => Some(&mut r.changes),
             ActionResult::SelectOption(r) => Some(&mut r.changes),
@@ -559,7 +569,9 @@ impl ActionResult {
             R::ListTabs(_) => return None,
             R::Navigate(p) | R::GoBack(p) | R::GoForward(p) | R::Reload(p) => p.tab_id,
             R::OpenTab(r) => r.tab_id,
-            R::CloseTab(r) | R::Hover(r) => r.tab_id,
+            R::CloseTab(r) => r.tab_id,
+            R::Hover(r) => r.tab_id,
+            R::Drag(r) => r.tab_id,
             R::Click(r) => r.tab_id,
             R::Type(r) => r.tab_id,
             R::PressKey(r) => r.tab_id,
@@ -599,7 +611,8 @@ impl crate::decode::NamedDecode for ActionResult {
             GoForward(PageResult),
             Reload(PageResult),
             Click(ClickResult),
-            Hover(TabResult),
+            Hover(HoverResult),
+            Drag(DragResult),
             Type(TypeResult),
             PressKey(PressKeyResult),
             SelectOption(SelectOptionResult),

@@ -86,14 +86,23 @@ pub fn tool_schema() -> Value {
             // Each part is an action object as for a single call: the strict union
             // would repeat the whole tool schema inside it.
             schema["items"] = batch_part();
+        } else if name == FORM_FIELDS {
+            // Each field is a target object and its value, which the description
+            // names (`fields[{uid,value}]`, true/false for checks).
+            schema["items"] = json!({ "type": "object" });
         } else if let Some(Value::Object(items)) = schema.get_mut("items") {
-            // The target rule of a list's items (fill_form fields) is in words, as
-            // at the top level.
+            // The target rule of a list's items is in words, as at the top level.
             items.remove("oneOf");
         }
         if let Value::Object(o) = &mut schema {
-            // So is a target object's (fill_form's submit).
+            // So is a target object's (fill_form's submit, drag's ends).
             o.remove("oneOf");
+            o.remove("dependentRequired");
+            // A target object's fields (drag's ends, fill_form's submit) are
+            // named in the description.
+            if TARGET_OBJECTS.contains(&name.as_str()) {
+                o.remove("properties");
+            }
         }
         if let (Value::Object(o), Some((_, note))) = (
             &mut schema,
@@ -153,6 +162,13 @@ fn loose(schema: Value) -> Value {
         other => other,
     }
 }
+
+/// The parameters that are a target object (`{uid}`, `{selector}`, and for
+/// `drag`'s ends `{x, y}`).
+const TARGET_OBJECTS: &[&str] = &["from", "to", "submit"];
+
+/// The `fill_form` parameter that holds its fields.
+const FORM_FIELDS: &str = "fields";
 
 /// The `batch` parameter that holds its parts.
 const BATCH_ACTIONS: &str = "actions";

@@ -6,8 +6,9 @@
 use serde_json::Value;
 
 use crate::action::{
-    ACTION_NAMES, Action, BATCH_MAX_ACTIONS, CLICK_COUNT, FILL_FORM_MAX_FIELDS, NOT_BATCHABLE,
-    SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS, exactly_one_target,
+    ACTION_NAMES, Action, BATCH_MAX_ACTIONS, CLICK_COUNT, DRAG_STEPS, FILL_FORM_MAX_FIELDS,
+    NOT_BATCHABLE, SCREENSHOT_QUALITY_MAX, WAIT_FOR_MAX_TIMEOUT_MS, exactly_one_pointer,
+    exactly_one_target,
 };
 use crate::devtools::LIST_LIMIT_MAX;
 use crate::error::BridgeError;
@@ -65,11 +66,15 @@ impl Action {
             check_target(uid, selector)
                 .map_err(|e| BridgeError::invalid_request(format!("{name}: {}", e.message)))
         };
+        let pointer = |at: &str, uid: &Option<Uid>, selector: &Option<String>, x, y| {
+            check_pointer(uid, selector, x, y)
+                .map_err(|e| BridgeError::invalid_request(format!("{name}: {at}{}", e.message)))
+        };
         match self {
             Action::Navigate(p) if p.url.trim().is_empty() => fail("url must not be empty".into()),
             Action::OpenTab(p) if p.url.trim().is_empty() => fail("url must not be empty".into()),
             Action::Click(p) => {
-                target(&p.uid, &p.selector)?;
+                pointer("", &p.uid, &p.selector, p.x, p.y)?;
                 match p.click_count {
                     Some(n) if !CLICK_COUNT.contains(&n) => fail(format!(
                         "clickCount must be {}..{}, got {n}",
@@ -79,7 +84,20 @@ impl Action {
                     _ => Ok(()),
                 }
             }
-            Action::Hover(p) => target(&p.uid, &p.selector),
+            Action::Hover(p) => pointer("", &p.uid, &p.selector, p.x, p.y),
+            Action::Drag(p) => {
+                let (from, to) = (&p.from, &p.to);
+                pointer("from: ", &from.uid, &from.selector, from.x, from.y)?;
+                pointer("to: ", &to.uid, &to.selector, to.x, to.y)?;
+                match p.steps {
+                    Some(n) if !DRAG_STEPS.contains(&n) => fail(format!(
+                        "steps must be {}..{}, got {n}",
+                        DRAG_STEPS.start(),
+                        DRAG_STEPS.end()
+                    )),
+                    _ => Ok(()),
+                }
+            }
             Action::Type(p) => target(&p.uid, &p.selector),
             Action::SelectOption(p) => {
                 target(&p.uid, &p.selector)?;
@@ -289,6 +307,22 @@ fn check_limit(limit: Option<u32>) -> Result<(), String> {
         }
         _ => Ok(()),
     }
+}
+
+/// The pointer target rule (§5 "Pointer targets"): exactly one of uid, selector
+/// or x+y, each well formed. Negative or off-viewport points are the extension's
+/// `invalid_action`: only it knows the viewport.
+fn check_pointer(
+    uid: &Option<Uid>,
+    selector: &Option<String>,
+    x: Option<f64>,
+    y: Option<f64>,
+) -> Result<(), BridgeError> {
+    exactly_one_pointer(uid, selector, x, y)?;
+    if x.is_none() {
+        check_target(uid, selector)?;
+    }
+    Ok(())
 }
 
 fn is_absolute_path(path: &str) -> bool {

@@ -9,11 +9,12 @@ use browser_bridge_protocol::deadline::{
 };
 use browser_bridge_protocol::event::{GlobalStop, SessionEnded};
 use browser_bridge_protocol::extract::Truncated;
-use browser_bridge_protocol::result::{EVALUATE_MAX_BYTES, EvaluateValue, TabResult};
+use browser_bridge_protocol::pointer::HoverResult;
+use browser_bridge_protocol::result::{EVALUATE_MAX_BYTES, EvaluateValue};
 use browser_bridge_protocol::{
     ACTION_NAMES, Action, ActionResult, BridgeError, ElementTarget, ErrorCode, Event, EventMessage,
-    MAX_MESSAGE_BYTES, Message, Ping, Request, RequestId, Response, SessionEndReason, TabId, Uid,
-    check_url_scheme,
+    MAX_MESSAGE_BYTES, Message, Ping, PointerTarget, Request, RequestId, Response,
+    SessionEndReason, TabId, Uid, check_url_scheme,
 };
 use serde_json::{Value, json};
 
@@ -25,6 +26,8 @@ fn click_uid(uid: &str) -> Click {
     Click {
         uid: Some(Uid(uid.into())),
         selector: None,
+        x: None,
+        y: None,
         tab_id: None,
         button: None,
         click_count: None,
@@ -60,7 +63,10 @@ fn request_built_in_rust_encodes_to_the_wire_shape() {
 fn response_holds_exactly_one_of_result_or_error() {
     let ok = Message::Response(Response::ok(
         id(),
-        ActionResult::Hover(TabResult { tab_id: TabId(5) }),
+        ActionResult::Hover(HoverResult {
+            tab_id: TabId(5),
+            hit: None,
+        }),
     ));
     assert_eq!(
         wire(&ok),
@@ -187,6 +193,7 @@ fn every_action_name_decodes_and_names_itself() {
             "navigate" | "open_tab" => json!({"action": name, "url": "https://a.example/"}),
             "close_tab" => json!({"action": name, "tabId": 1}),
             "click" | "hover" => json!({"action": name, "uid": "e1"}),
+            "drag" => json!({"action": name, "from": {"uid": "e1"}, "to": {"x": 1, "y": 2}}),
             "type" => json!({"action": name, "uid": "e1", "text": "x"}),
             "press_key" => json!({"action": name, "key": "Enter"}),
             "select_option" => json!({"action": name, "uid": "e1", "values": ["a"]}),
@@ -219,7 +226,12 @@ fn defaults_and_targets() {
     assert_eq!(click.click_count(), 1);
     assert_eq!(
         click.target().expect("one target"),
-        ElementTarget::Uid(&Uid("e2".into()))
+        PointerTarget::Element(ElementTarget::Uid(&Uid("e2".into())))
+    );
+    let at: Click = serde_json::from_value(json!({"x": 3.5, "y": 0})).expect("click");
+    assert_eq!(
+        at.target().expect("a point"),
+        PointerTarget::Point { x: 3.5, y: 0.0 }
     );
     let typed: Type = serde_json::from_value(json!({"selector": "#q", "text": "x"})).expect("type");
     assert!(typed.clear());

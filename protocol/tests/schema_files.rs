@@ -122,18 +122,21 @@ fn tool_schema_holds_every_parameter_of_every_action() {
 fn strict_schema_encodes_the_target_rule() {
     let strict = action_schema();
     let defs = &strict["$defs"];
-    for def in [
-        "Click",
-        "Hover",
-        "Type",
-        "SelectOption",
-        "UploadFile",
-        "WaitFor",
-    ] {
+    for def in ["Type", "SelectOption", "UploadFile", "WaitFor"] {
         let one_of = defs[def]["oneOf"].as_array().expect("target oneOf");
         assert_eq!(one_of.len(), 2, "{def}");
         assert_eq!(one_of[0]["required"], serde_json::json!(["uid"]));
         assert_eq!(one_of[1]["required"], serde_json::json!(["selector"]));
+    }
+    // Pointer targets: a point is the third form, and x and y go together.
+    for def in ["Click", "Hover", "DragEnd"] {
+        let one_of = defs[def]["oneOf"].as_array().expect("pointer oneOf");
+        assert_eq!(one_of.len(), 3, "{def}");
+        assert_eq!(one_of[2]["required"], serde_json::json!(["x", "y"]));
+        assert_eq!(
+            defs[def]["dependentRequired"],
+            serde_json::json!({"x": ["y"], "y": ["x"]})
+        );
     }
     assert_eq!(
         defs["Scroll"]["not"]["required"],

@@ -21,6 +21,9 @@
 //! - `console_messages` / `network_requests` → one line per message or request
 //!   under a header calling them page data; `network_response_body` → the body
 //!   between page-words lines (`render/devtools.rs`).
+//! - a `click`/`hover` at x, y and a `drag` → the result as compact JSON without
+//!   `hit`, then `hit: e7 button "Save"` (uid when it has one, role, the name
+//!   quoted as in element lines: it is the page's text).
 //! - every other action → its result as compact JSON.
 //! - errors → `code: message` (the tool result carries `isError: true`).
 
@@ -31,6 +34,7 @@ use std::fmt::Write as _;
 
 use browser_bridge_protocol::action::FieldValue;
 use browser_bridge_protocol::extract::{Changes, Checked, Confidence, ExtractResult};
+use browser_bridge_protocol::pointer::Hit;
 use browser_bridge_protocol::result::{BatchResult, FillFormResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, Element};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -83,14 +87,19 @@ pub fn render_result(result: &ActionResult, include_text: bool) -> CallToolResul
 pub fn render_text(result: &ActionResult, include_text: bool) -> String {
     match result {
         ActionResult::Extract(extract) => render_extract(extract, include_text),
-        ActionResult::Screenshot(shot) => serde_json::json!({
-            "action": "screenshot",
-            "tabId": shot.tab_id,
-            "mimeType": shot.mime_type,
-            "width": shot.width,
-            "height": shot.height,
-        })
-        .to_string(),
+        ActionResult::Screenshot(shot) => {
+            let mut summary = serde_json::json!({
+                "action": "screenshot",
+                "tabId": shot.tab_id,
+                "mimeType": shot.mime_type,
+                "width": shot.width,
+                "height": shot.height,
+            });
+            if let Some(marked) = shot.marked {
+                summary["marked"] = marked.into();
+            }
+            summary.to_string()
+        }
         ActionResult::ListPageTools(_) | ActionResult::CallPageTool(_) => {
             format!("{PAGE_PROVIDED_NOTE}\n{}", compact_json(result))
         }
@@ -107,23 +116,73 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
         ActionResult::ConsoleMessages(r) => devtools::render_console(r),
         ActionResult::NetworkRequests(r) => devtools::render_network(r),
         ActionResult::NetworkResponseBody(r) => devtools::render_body(r),
-        other => match changes_of(other) {
-            Some((bare, changes)) => {
-                let mut line = serde_json::to_value(&bare).unwrap_or_default();
-                if let Some(fields) = line.as_object_mut() {
-                    drop_what_changes_say(fields, &changes);
+        other => {
+            let (bare, hit) = match hit_of(other) {
+                Some((bare, hit)) => (bare, Some(hit)),
+                None => (other.clone(), None),
+            };
+            let mut out;
+            match changes_of(&bare) {
+                Some((bare, changes)) => {
+                    let mut line = serde_json::to_value(&bare).unwrap_or_default();
+                    if let Some(fields) = line.as_object_mut() {
+                        drop_what_changes_say(fields, &changes);
+                    }
+                    out = lead_json(&line);
+                    if let Some(hit) = &hit {
+                        out.push('\n');
+                        render_hit(&mut out, hit);
+                    }
+                    out.push('\n');
+                    let said = Said {
+                        url: line.get("url").and_then(serde_json::Value::as_str),
+                        title: line.get("title").and_then(serde_json::Value::as_str),
+                    };
+                    render_changes(&mut out, &changes, &page_boundary(), said);
                 }
-                let mut out = lead_json(&line);
-                out.push('\n');
-                let said = Said {
-                    url: line.get("url").and_then(serde_json::Value::as_str),
-                    title: line.get("title").and_then(serde_json::Value::as_str),
-                };
-                render_changes(&mut out, &changes, &page_boundary(), said);
-                out
+                None => {
+                    out = compact_json(&bare);
+                    if let Some(hit) = &hit {
+                        out.push('\n');
+                        render_hit(&mut out, hit);
+                    }
+                }
             }
-            None => compact_json(other),
-        },
+            out
+        }
+    }
+}
+
+/// `result` without its `hit`, and the hit, for the pointer results that name one.
+fn hit_of(result: &ActionResult) -> Option<(ActionResult, Hit)> {
+    let mut bare = result.clone();
+    let hit = match &mut bare {
+        ActionResult::Click(r) => r.hit.take(),
+        ActionResult::Hover(r) => r.hit.take(),
+        ActionResult::Drag(r) => r.hit.take(),
+        _ => None,
+    }?;
+    Some((bare, hit))
+}
+
+/// The line of what a point hit: `hit: e7 button "Save"`, `hit: canvas`.
+pub fn render_hit(out: &mut String, hit: &Hit) {
+    out.push_str("hit: ");
+    if let Some(uid) = &hit.uid {
+        out.push_str(&uid.0);
+        out.push(' ');
+    }
+    // As in element lines: a role is a token, a name the page's text.
+    let role: String = hit
+        .role
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    out.push_str(if role.is_empty() { "generic" } else { &role });
+    if has_visible_text(&hit.name) {
+        out.push(' ');
+        push_quoted(out, &hit.name);
     }
 }
 
@@ -635,6 +694,7 @@ mod tests {
             tab_id: TabId(5),
             url: "https://example.com/login".into(),
             navigated: false,
+            hit: None,
             effects: Default::default(),
             changes: Some(Box::new(changes())),
         });
@@ -872,6 +932,7 @@ mod tests {
                 tab_id: TabId(7),
                 url: "https://a.test/done".into(),
                 navigated: true,
+                hit: None,
                 effects: SideEffects::default(),
                 changes: None,
             }),
@@ -911,5 +972,70 @@ mod tests {
              [0] {\"action\":\"type\",\"tabId\":7,\"value\":\"x\"}\n\
              [1] element_stale: extract again"
         );
+    }
+
+    #[test]
+    fn a_hit_is_a_line_with_its_uid_role_and_quoted_name() {
+        use browser_bridge_protocol::pointer::{DragResult, HoverResult};
+        use browser_bridge_protocol::result::{ClickResult, SideEffects};
+        let click = ActionResult::Click(ClickResult {
+            tab_id: TabId(3),
+            url: "https://a.test/".into(),
+            navigated: false,
+            hit: Some(Hit {
+                role: "button".into(),
+                name: "Save \"now\"\nplease".into(),
+                uid: Some(Uid("e7".into())),
+            }),
+            effects: SideEffects::default(),
+            changes: None,
+        });
+        assert_eq!(
+            render_text(&click, false),
+            "{\"action\":\"click\",\"tabId\":3,\"url\":\"https://a.test/\",\"navigated\":false}\n\
+             hit: e7 button \"Save \\\"now\\\" please\""
+        );
+        let hover = ActionResult::Hover(HoverResult {
+            tab_id: TabId(3),
+            hit: Some(Hit {
+                role: "Canvas\" x".into(),
+                name: " ".into(),
+                uid: None,
+            }),
+        });
+        assert_eq!(
+            render_text(&hover, false),
+            "{\"action\":\"hover\",\"tabId\":3}\nhit: Canvasx"
+        );
+        let drag = ActionResult::Drag(DragResult {
+            tab_id: TabId(3),
+            drag_and_drop: true,
+            hit: None,
+            changes: None,
+        });
+        assert_eq!(
+            render_text(&drag, false),
+            "{\"action\":\"drag\",\"tabId\":3,\"dragAndDrop\":true}"
+        );
+    }
+
+    #[test]
+    fn a_marked_screenshot_says_how_many_marks_it_carries() {
+        use browser_bridge_protocol::result::ScreenshotResult;
+        let shot = |marked| {
+            ActionResult::Screenshot(ScreenshotResult {
+                tab_id: TabId(2),
+                mime_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into(),
+                width: 10,
+                height: 20,
+                marked,
+            })
+        };
+        assert_eq!(
+            render_text(&shot(Some(4)), false),
+            r#"{"action":"screenshot","height":20,"marked":4,"mimeType":"image/png","tabId":2,"width":10}"#
+        );
+        assert!(!render_text(&shot(None), false).contains("marked"));
     }
 }

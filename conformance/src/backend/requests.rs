@@ -136,6 +136,10 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         );
     }
     check!(
+        "pointer: drag sent with its ends as given, dragAndDrop and hit passed through",
+        drag_passes_through
+    );
+    check!(
         "errors: invalid action JSON → HTTP 422 invalid_request, nothing sent",
         invalid_action_json
     );
@@ -194,6 +198,33 @@ async fn answer_next(socket: &mut ClientSocket, action: &str, result: Value) -> 
     socket
         .send(&json!({"type": "response", "id": id, "result": result}))
         .await
+}
+
+/// A `drag` goes to the extension with its ends as sent, and its result,
+/// `dragAndDrop` and the `hit` at `to`, comes back unchanged (§5 "Pointer
+/// targets").
+async fn drag_passes_through(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
+    let action = json!({"action": "drag", "tabId": 9, "from": {"uid": "e2"},
+                        "to": {"x": 300.5, "y": 40}, "steps": 3});
+    let task = spawn_act(api, action);
+    let request = next_request(socket, ANSWER_WAIT).await?;
+    let sent = &request["action"];
+    ensure(
+        sent["from"] == json!({"uid": "e2"})
+            && sent["to"]["x"] == json!(300.5)
+            && sent["steps"] == json!(3),
+        || format!("the extension got {}", short(&request)),
+    )?;
+    let result = json!({"action": "drag", "tabId": 9, "dragAndDrop": true,
+                        "hit": {"role": "listitem", "name": "Third", "uid": "e5"}});
+    let id = str_field(&request, "id")?.to_owned();
+    socket
+        .send(&json!({"type": "response", "id": id, "result": result.clone()}))
+        .await?;
+    let (status, body) = joined(task).await?;
+    ensure(status == 200 && body == result, || {
+        format!("drag: HTTP {status} {}", short(&body))
+    })
 }
 
 /// `extract`, then an observed click: the backend sends the click without
@@ -448,6 +479,9 @@ async fn invalid_action_json(socket: &mut ClientSocket, api: &HttpApi) -> Outcom
         json!({"action": "conformance_no_such_action"}),
         json!({"action": "click", "uid": "e1", "selector": "#both"}),
         json!({"action": "click"}),
+        json!({"action": "click", "uid": "e1", "x": 5, "y": 5}),
+        json!({"action": "hover", "x": 5}),
+        json!({"action": "drag", "from": {"uid": "e1"}, "to": {"uid": "e2"}, "steps": 51}),
     ];
     for action in bad {
         let (status, body) = api.act(&action).await?;

@@ -6,15 +6,15 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+use super::answers::{ACTION_MS, error_of, result_of};
 use super::conn::Conn;
 use super::devtools::console_and_network;
+use super::pointer;
 use crate::report::{Outcome, Report, ensure};
 use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
 
 /// `timeoutMs` for navigation actions (§5).
 const NAVIGATION_MS: u64 = 30_000;
-/// `timeoutMs` for `evaluate` and most other actions (§5).
-const ACTION_MS: u64 = 15_000;
 /// How long a pong or an event may take.
 const WAIT: Duration = Duration::from_secs(5);
 /// A tab id no browser hands out this early.
@@ -37,6 +37,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     report.record(
         "requests: both uid and selector → invalid_request",
         both_targets(&mut conn).await,
+    );
+    report.record(
+        "requests: pointer targets: uid with x+y, x without y, drag steps 51, a drag end with two targets → invalid_request naming the field",
+        pointer::bad_targets(&mut conn).await,
     );
     report.record(
         "requests: missing timeoutMs → invalid_request for its id",
@@ -64,7 +68,7 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     };
     let needs_tab = || Err::<(), String>("no session: navigate failed".into());
     macro_rules! on_tab {
-        ($name:expr, $check:ident) => {
+        ($name:expr, $check:expr) => {
             let outcome = match tab {
                 Some(tab) => $check(&mut conn, tab).await,
                 None => needs_tab(),
@@ -131,6 +135,14 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         keystrokes
     );
     on_tab!(
+        "pointer: click at x, y presses what is there and names it (hit); outside the viewport → invalid_action",
+        pointer::click_at_point
+    );
+    on_tab!(
+        "pointer: drag between points → mousedown at from, moves with the button held, mouseup at to",
+        pointer::drag_between_points
+    );
+    on_tab!(
         "dialogs: reload reports the beforeunload prompt of the page it leaves (dialog, loadPending); beforeUnload: accept goes on",
         beforeunload
     );
@@ -146,31 +158,6 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         ensure(problems.is_empty(), || problems.join("; ")),
     );
     conn.close().await;
-}
-
-/// The `error` of a response, or why the response is not an error.
-fn error_of(response: &Value) -> Result<&Value, String> {
-    ensure(response.get("result").is_none(), || {
-        format!("expected an error, got {}", short(response))
-    })?;
-    response
-        .get("error")
-        .ok_or_else(|| format!("response without error: {}", short(response)))
-}
-
-/// The `result` of a response tagged `action`, or why not.
-fn result_of<'a>(response: &'a Value, action: &str) -> Result<&'a Value, String> {
-    ensure(response.get("error").is_none(), || {
-        format!("expected a result, got {}", short(response))
-    })?;
-    let result = response
-        .get("result")
-        .ok_or_else(|| format!("response without result: {}", short(response)))?;
-    let tag = str_field(result, "action")?;
-    ensure(tag == action, || {
-        format!("result tagged `{tag}`, expected `{action}`")
-    })?;
-    Ok(result)
 }
 
 async fn unknown_action(conn: &mut Conn) -> Outcome {

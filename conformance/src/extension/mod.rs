@@ -2,9 +2,11 @@
 //! proves it holds the pairing token, and runs the protocol's checks on it
 //! (PROTOCOL.md §2, §3, §5, §7, §11).
 
+mod answers;
 mod checks;
 mod conn;
 mod devtools;
+mod pointer;
 
 use std::net::SocketAddr;
 use std::time::Duration;

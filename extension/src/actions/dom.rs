@@ -16,7 +16,7 @@ use browser_bridge_cdp::dom::{
 use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate, RemoteObjectId};
 use browser_bridge_page::frames::FrameNodeId;
 use browser_bridge_page::uids::stale_error;
-use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, TabId};
+use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, PointerTarget, TabId};
 use serde_json::Value;
 
 use super::frames::{self, FrameHop};
@@ -59,6 +59,20 @@ const DEEP_QUERY: &str = r#"(selector) => {
 /// `invalid_request` for a selector the browser cannot parse.
 fn invalid_selector(selector: &str) -> BridgeError {
     BridgeError::invalid_request(format!("selector {} is not valid CSS", quote(selector)))
+}
+
+/// The element of a pointer target; a point is `super::pointer`'s, which
+/// [`super::run`] sends there.
+///
+/// # Errors
+/// `internal_error` for a point.
+pub fn element(target: PointerTarget<'_>) -> Result<ElementTarget<'_>, BridgeError> {
+    match target {
+        PointerTarget::Element(target) => Ok(target),
+        PointerTarget::Point { .. } => {
+            Err(BridgeError::internal("a point routed to an element action"))
+        }
+    }
 }
 
 /// Resolves a target to a live element.

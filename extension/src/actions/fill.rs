@@ -126,6 +126,8 @@ async fn click(app: &App, tab: TabId, target: &Target) -> Result<ClickResult, Br
     let p = Click {
         uid: target.uid.clone(),
         selector: target.selector.clone(),
+        x: None,
+        y: None,
         tab_id: Some(tab),
         observe: None,
         button: None,

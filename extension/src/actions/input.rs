@@ -15,7 +15,8 @@ use browser_bridge_cdp::input::{DispatchMouseEvent, MouseButton as CdpButton, Mo
 use browser_bridge_cdp::page::GetLayoutMetrics;
 use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, RemoteObjectId};
 use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, PressKey};
-use browser_bridge_protocol::result::{ClickResult, PressKeyResult, TabResult};
+use browser_bridge_protocol::pointer::HoverResult;
+use browser_bridge_protocol::result::{ClickResult, PressKeyResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -208,7 +209,7 @@ fn not_interactable(node: &Node, why: &str) -> BridgeError {
 /// Once the box has settled: the centre of the part of `node`'s content quad
 /// that lies inside the viewport (CSS px, viewport), so that an element straddling
 /// an edge is pressed where it can be seen.
-async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
+pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
     let viewport = dom::call_on(&node.target, &node.object_id, SETTLE, Vec::new()).await?;
     let model = cdp::send(
         &node.target,
@@ -354,12 +355,12 @@ fn button(b: Option<MouseButton>) -> CdpButton {
     }
 }
 
-/// `click`.
+/// `click` on an element.
 ///
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(app, tab, p.target()?).await?;
+    let node = dom::resolve(app, tab, dom::element(p.target()?)?).await?;
     // One call: the disabled state, the drop-down option, the label's point.
     let first = dom::call_on(&node.target, &node.object_id, &first_look(), Vec::new()).await?;
     if first["dropdown"] == true {
@@ -449,6 +450,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         tab_id: tab,
         url: report.url,
         navigated: report.navigated,
+        hit: None,
         effects: report.effects,
         changes: None,
     }))
@@ -508,6 +510,7 @@ async fn pick_option(
         tab_id: tab,
         url: report.url,
         navigated: report.navigated,
+        hit: None,
         effects: report.effects,
         changes: None,
     }))
@@ -540,10 +543,13 @@ async fn after_move(tab: TabId, node: &Node, point: (f64, f64)) -> Result<(f64, 
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn hover(app: &App, tab: TabId, p: Hover) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(app, tab, p.target()?).await?;
+    let node = dom::resolve(app, tab, dom::element(p.target()?)?).await?;
     let (x, y) = click_point(tab, &node).await?;
     cdp::send(tab, &DispatchMouseEvent::moved(x, y)).await?;
-    Ok(ActionResult::Hover(TabResult { tab_id: tab }))
+    Ok(ActionResult::Hover(HoverResult {
+        tab_id: tab,
+        hit: None,
+    }))
 }
 
 /// Sends key-down and key-up for one key ([`key_events`]).

@@ -10,15 +10,17 @@ pub mod fill;
 pub mod forms;
 pub mod frames;
 pub mod input;
+pub mod marks;
 pub mod navigation;
 pub mod page;
+pub mod pointer;
 pub mod scroll;
 pub mod tabs;
 
 use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
 use browser_bridge_protocol::action::BeforeUnload;
 use browser_bridge_protocol::result::{DialogInfo, PageResult};
-use browser_bridge_protocol::{Action, ActionResult, BridgeError, TabId};
+use browser_bridge_protocol::{Action, ActionResult, BridgeError, PointerTarget, TabId};
 use futures::future::{Either, select};
 
 use crate::app::App;
@@ -113,15 +115,22 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::GoBack(_) => navigation::go(app, tab, Go::Back).await,
         Action::GoForward(_) => navigation::go(app, tab, Go::Forward).await,
         Action::Reload(_) => navigation::go(app, tab, Go::Reload).await,
-        Action::Click(p) => input::click(app, tab, p).await,
-        Action::Hover(p) => input::hover(app, tab, p).await,
+        Action::Click(p) => match p.target()? {
+            PointerTarget::Point { x, y } => pointer::click_at(app, tab, &p, (x, y)).await,
+            PointerTarget::Element(_) => input::click(app, tab, p).await,
+        },
+        Action::Hover(p) => match p.target()? {
+            PointerTarget::Point { x, y } => pointer::hover_at(app, tab, (x, y)).await,
+            PointerTarget::Element(_) => input::hover(app, tab, p).await,
+        },
+        Action::Drag(p) => pointer::drag(app, tab, p).await,
         Action::Type(p) => forms::type_text(app, tab, p).await,
         Action::PressKey(p) => input::press_key(app, tab, p).await,
         Action::SelectOption(p) => forms::select_option(app, tab, p).await,
         Action::Scroll(p) => scroll::scroll(app, tab, p).await,
         Action::WaitFor(p) => page::wait_for(app, tab, p).await,
         Action::Evaluate(p) => evaluate::evaluate(app, tab, p).await,
-        Action::Screenshot(p) => page::screenshot(tab, p).await,
+        Action::Screenshot(p) => page::screenshot(app, tab, p).await,
         Action::UploadFile(p) => forms::upload_file(app, tab, p).await,
         Action::HandleDialog(p) => page::handle_dialog(app, tab, p).await,
         Action::Extract(p) => crate::extract::extract(app, tab, p).await,

@@ -14,7 +14,7 @@ use browser_bridge_protocol::{ActionResult, BridgeError, ElementTarget, ErrorCod
 use gloo_timers::future::TimeoutFuture;
 use serde_json::{Value, json};
 
-use crate::actions::dom;
+use crate::actions::{dom, marks};
 use crate::app::App;
 use crate::core::image::image_size;
 use crate::core::messages::quote;
@@ -124,18 +124,29 @@ pub async fn wait_for(app: &App, tab: TabId, p: WaitFor) -> Result<ActionResult,
     }
 }
 
-/// `screenshot` of the viewport or the full page.
+/// `screenshot` of the viewport or the full page, with `marks` the elements of
+/// the last extract marked ([`marks`]).
 ///
 /// # Errors
-/// CDP failures (`internal_error`), `timeout`.
-pub async fn screenshot(tab: TabId, p: Screenshot) -> Result<ActionResult, BridgeError> {
+/// CDP failures (`internal_error`), `timeout`; with `marks`, `invalid_action`
+/// when the page was not extracted.
+pub async fn screenshot(app: &App, tab: TabId, p: Screenshot) -> Result<ActionResult, BridgeError> {
     let jpeg = p.format == Some(ImageFormat::Jpeg);
+    let full_page = p.full_page.unwrap_or(false);
+    // Measured before the capture, so the boxes are where the image shows them.
+    let marked = match p.marks {
+        Some(true) => Some((
+            marks::boxes(app, tab, full_page).await?,
+            marks::pixel_ratio(tab).await?,
+        )),
+        _ => None,
+    };
     let mut capture = CaptureScreenshot {
         format: Some(if jpeg { "jpeg" } else { "png" }),
         quality: jpeg.then(|| p.quality.unwrap_or(80)),
         ..CaptureScreenshot::default()
     };
-    if p.full_page.unwrap_or(false) {
+    if full_page {
         let size = cdp::send(tab, &GetLayoutMetrics {}).await?.css_content_size;
         capture.capture_beyond_viewport = Some(true);
         capture.clip = Some(Viewport {
@@ -151,17 +162,29 @@ pub async fn screenshot(tab: TabId, p: Screenshot) -> Result<ActionResult, Bridg
         Err(e) if e.is_timeout() => capture_restored(tab, &capture).await?,
         Err(e) => return Err(e.into()),
     };
-    let data = shot.data;
+    let mut data = shot.data;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(&data)
         .map_err(|e| BridgeError::internal(format!("screenshot data: {e}")))?;
     let (width, height) = image_size(&bytes).unwrap_or((0, 0));
+    let mime_type = if jpeg { "image/jpeg" } else { "image/png" };
+    let marked = match marked {
+        Some((boxes, ratio)) => {
+            let quality = capture.quality.map(|q| f64::from(q) / 100.0);
+            let (drawn, count) =
+                marks::draw(&bytes, mime_type, (width, height), &boxes, ratio, quality).await?;
+            data = base64::engine::general_purpose::STANDARD.encode(drawn);
+            Some(count)
+        }
+        None => None,
+    };
     Ok(ActionResult::Screenshot(ScreenshotResult {
         tab_id: tab,
-        mime_type: if jpeg { "image/jpeg" } else { "image/png" }.into(),
+        mime_type: mime_type.into(),
         data,
         width,
         height,
+        marked,
     }))
 }
 

@@ -52,7 +52,13 @@ pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, 
     let frames = frames::capture(app, tab, ax).await;
     merge_frames(&mut inputs, frames);
     app.sessions
-        .with(tab, |s| shape_extract_with(tab, &inputs, &mut s.uids, &p))
+        .with(tab, |s| {
+            let result = shape_extract_with(tab, &inputs, &mut s.uids, &p)?;
+            // What `screenshot` `marks` draws: the elements this extract listed.
+            let listed: Vec<_> = result.elements.iter().map(|e| e.uid.clone()).collect();
+            s.uids.set_listed(&listed);
+            Ok(result)
+        })
         .ok_or_else(|| no_tab(tab))?
         .map(ActionResult::Extract)
 }

@@ -127,6 +127,16 @@ async fn session(url: &str, token: &str, fake: Fake) -> bool {
     true
 }
 
+/// Whether every point of a pointer action (its own x, y; a drag's ends) lies in
+/// the fake's 780×493 viewport.
+fn points_inside(action: &Value) -> bool {
+    let inside = |p: &Value| match (p["x"].as_f64(), p["y"].as_f64()) {
+        (Some(x), Some(y)) => (0.0..780.0).contains(&x) && (0.0..493.0).contains(&y),
+        _ => true,
+    };
+    inside(action) && inside(&action["from"]) && inside(&action["to"])
+}
+
 fn error(code: &str, message: &str) -> Result<Value, Value> {
     Err(json!({"code": code, "message": message}))
 }
@@ -168,6 +178,24 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             if let Some(thrown) = expression.strip_prefix("throw ") {
                 return error("invalid_action", &format!("Uncaught {thrown}"));
             }
+            // The page of the pointer checks: one click counted, and a drag's
+            // mouse events as the page records them.
+            if expression == "return window.conformanceClicks" {
+                return Ok(
+                    json!({"action": "evaluate", "tabId": TAB, "type": "number", "value": 1}),
+                );
+            }
+            if expression == "return window.conformanceDrag" {
+                let seen = json!([
+                    ["mousedown", 20, 30, 1],
+                    ["mousemove", 60, 50, 1],
+                    ["mousemove", 120, 80, 1],
+                    ["mouseup", 120, 80, 0]
+                ]);
+                return Ok(
+                    json!({"action": "evaluate", "tabId": TAB, "type": "object", "value": seen}),
+                );
+            }
             if expression == "return window.__conformanceKeys" {
                 return Ok(
                     json!({"action": "evaluate", "tabId": TAB, "type": "number", "value": 3}),
@@ -183,6 +211,17 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             json!({"action": "list_tabs", "tabs": [{"tabId": TAB, "windowId": 1,
             "url": "about:blank", "title": "", "active": true, "agentWindow": true, "session": true}]}),
         ),
+        // A point outside the 780×493 viewport presses nothing (§5 "Pointer
+        // targets"); inside it, the button of the pointer check is hit.
+        "click" | "hover" | "drag" if !points_inside(action) => error(
+            "invalid_action",
+            "x, y is outside the viewport (780×493 CSS px): give a point inside it",
+        ),
+        "click" if action.get("x").is_some() => Ok(
+            json!({"action": "click", "tabId": TAB, "url": "about:blank", "navigated": false,
+                   "hit": {"role": "button", "name": "Point here"}}),
+        ),
+        "drag" => Ok(json!({"action": "drag", "tabId": TAB, "dragAndDrop": false})),
         "click" if action["selector"] == "#conformance-edit" => {
             Ok(json!({"action": "click", "tabId": TAB, "url": "about:blank"}))
         }

@@ -400,6 +400,7 @@ mod tests {
                 ..SideEffects::default()
             },
             changes: Some(Box::new(typed.clone())),
+            hit: None,
         });
         let text = render_text(&click, false);
         assert!(
@@ -465,6 +466,7 @@ mod tests {
                 navigated: false,
                 effects: SideEffects::default(),
                 changes: None,
+                hit: None,
             }),
             changes: Some(Box::new(changes)),
         };

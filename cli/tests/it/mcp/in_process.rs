@@ -35,6 +35,7 @@ impl Bridge for FakeBridge {
                 data: "iVBORw0KGgo=".into(),
                 width: 800,
                 height: 600,
+                marked: None,
             })),
             Action::CallPageTool(_) => Ok(ActionResult::CallPageTool(CallPageToolResult {
                 tab_id: TabId(3),

@@ -77,6 +77,7 @@ fn answer(action: &Action) -> Result<ActionResult, BridgeError> {
             tab_id: TabId(7),
             url: "http://127.0.0.1/form".into(),
             navigated: false,
+            hit: None,
             effects: SideEffects::default(),
             changes: None,
         })),
