@@ -5,6 +5,7 @@
 mod checks;
 mod conn;
 mod devtools;
+mod page_tools;
 
 use std::net::SocketAddr;
 use std::time::Duration;
