@@ -166,6 +166,30 @@ async fn webmcp_on_navigator_and_registered_later() {
         .await
         .expect("call");
     assert_eq!(called["output"]["content"][0]["text"], "Brest: 14:05");
+    // One object under both spellings; an aborted signal unregisters its tool;
+    // provideContext replaces all, clearContext empties.
+    let spelled = stack
+        .eval(
+            tab,
+            "const mc = navigator.modelContext; const stop = new AbortController(); \
+             mc.registerTool({name: 'ebb', description: 'Ebb', execute: () => 1}, {signal: stop.signal}); \
+             mc.registerTool({name: 'flood', description: 'Flood', execute: () => 2}); \
+             stop.abort(); return document.modelContext === mc",
+        )
+        .await
+        .expect("eval");
+    assert_eq!(spelled, true);
+    assert_eq!(names(&list(&stack, tab).await[0]), ["high-tide", "flood"]);
+    stack
+        .eval(tab, "document.modelContext.provideContext({tools: [{name: 'slack', execute: () => 3}]}); return 1")
+        .await
+        .expect("eval");
+    assert_eq!(names(&list(&stack, tab).await[0]), ["slack"]);
+    stack
+        .eval(tab, "document.modelContext.clearContext(); return 1")
+        .await
+        .expect("eval");
+    assert_eq!(list(&stack, tab).await, Vec::<Value>::new());
 
     stack
         .open("extract/webmcp-later.html", Some(tab))
