@@ -298,11 +298,15 @@ impl Command for SetInterceptFileChooserDialog {
 }
 
 /// `Page.addScriptToEvaluateOnNewDocument`: runs `source` in every new document
-/// before its own scripts.
-#[derive(Debug, Clone, Serialize)]
+/// before its own scripts, in the main world.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AddScriptToEvaluateOnNewDocument {
     /// The script.
     pub source: String,
+    /// Also run it at once in the frames' current documents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_immediately: Option<bool>,
 }
 
 impl Command for AddScriptToEvaluateOnNewDocument {

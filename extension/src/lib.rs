@@ -33,6 +33,7 @@ pub mod outbox;
 pub mod page_tools;
 pub mod runtime;
 pub mod sessions;
+pub mod webmcp;
 
 use browser_bridge_protocol::{SessionEndReason, TabId};
 use js_sys::{Array, Promise, Reflect};

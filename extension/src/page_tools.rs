@@ -1,10 +1,12 @@
 //! `list_page_tools` / `call_page_tool` (PROTOCOL.md §9).
 //!
 //! A page exposes tools by answering the `devtoolstooldiscovery` event on `window`
-//! with `event.respondWith({name, description, tools})`. Both actions dispatch that
-//! event afresh with one `Runtime.evaluate` (nothing is kept between calls, so tools
-//! vanish with the page that defined them). Names, descriptions and outputs are page
-//! content, untrusted: results carry `pageProvided: true`.
+//! with `event.respondWith({name, description, tools})`, or by registering them
+//! through WebMCP (`document.modelContext.registerTool`, provided by
+//! [`crate::webmcp::SHIM`]). Both actions dispatch that event afresh and read the
+//! WebMCP registry with one `Runtime.evaluate` (nothing is kept between calls, so
+//! tools vanish with the page that defined them). Names, descriptions and outputs
+//! are page content, untrusted: results carry `pageProvided: true`.
 
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{CallPageTool, TabOnly};
@@ -14,20 +16,30 @@ use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use serde_json::Value;
 
 use crate::runtime;
+use crate::webmcp::REGISTRY;
 
 /// CDP `timeout` of a tool call (ms), as for `evaluate` (§7).
 pub const TOOL_TIMEOUT_MS: u32 = 10_000;
 
 /// Dispatches the discovery event and resolves to the groups (tool objects with
-/// their `execute`). `respondWith` may be given a group or a promise of one.
-const DISCOVER: &str = r#"async function discover() {
+/// their `execute`), each tagged with its `source`; the WebMCP group, named
+/// `webmcp`, comes last when the page registered any tool. `respondWith` may be
+/// given a group or a promise of one.
+fn discover() -> String {
+    format!(
+        r#"async function discover() {{
   const answers = [];
   const event = new Event('devtoolstooldiscovery');
-  event.respondWith = (group) => { answers.push(group); };
+  event.respondWith = (group) => {{ answers.push(group); }};
   window.dispatchEvent(event);
-  const groups = await Promise.all(answers);
-  return groups.filter((g) => g && typeof g === 'object');
-}"#;
+  const groups = (await Promise.all(answers)).filter((g) => g && typeof g === 'object')
+    .map((g) => ({{ name: g.name, description: g.description, source: 'devtoolstooldiscovery', tools: Array.from(g.tools ?? []) }}));
+  const registry = {REGISTRY};
+  if (registry && registry.size) groups.push({{ name: 'webmcp', description: '', source: 'webmcp', tools: Array.from(registry.values()) }});
+  return groups;
+}}"#
+    )
+}
 
 /// Lists the tools the page exposes.
 ///
@@ -35,10 +47,12 @@ const DISCOVER: &str = r#"async function discover() {
 /// `invalid_action` when the page's listener throws; `timeout` past 10 s.
 pub async fn list_page_tools(tab: TabId, _p: TabOnly) -> Result<ActionResult, BridgeError> {
     let expression = format!(
-        "(async () => {{ {DISCOVER}\n return (await discover()).map((g) => ({{ \
-           name: String(g.name ?? ''), description: String(g.description ?? ''), \
-           tools: Array.from(g.tools ?? [], (t) => ({{ name: String(t.name ?? ''), \
-             description: String(t.description ?? ''), inputSchema: t.inputSchema ?? {{}} }})) }})); }})()"
+        "(async () => {{ {}\n return (await discover()).map((g) => ({{ \
+           name: String(g.name ?? ''), description: String(g.description ?? ''), source: g.source, \
+           tools: g.tools.map((t) => ({{ name: String(t.name ?? ''), \
+             title: t.title == null ? undefined : String(t.title), \
+             description: String(t.description ?? ''), inputSchema: t.inputSchema ?? {{}} }})) }})); }})()",
+        discover()
     );
     let value = run(tab, &expression, "list_page_tools").await?;
     let groups: Vec<PageToolGroup> = serde_json::from_value(value).map_err(|e| {
@@ -54,26 +68,34 @@ pub async fn list_page_tools(tab: TabId, _p: TabOnly) -> Result<ActionResult, Br
 }
 
 /// Calls one page tool: `execute(input)`, awaited, JSON by value, cut like
-/// `evaluate` (§7).
+/// `evaluate` (§7). Without `group`, the first tool of that name in list order;
+/// `group: "webmcp"` picks the WebMCP registry, any other group name the
+/// discovery groups of that name.
 ///
 /// # Errors
-/// `invalid_action` when no such tool exists or the tool throws (the message
-/// carries the error); `timeout` past 10 s.
+/// `invalid_action` when no such tool exists, the tool throws, or a WebMCP tool
+/// answers `isError: true` (the message names the tool and carries its error);
+/// `timeout` past 10 s.
 pub async fn call_page_tool(tab: TabId, p: CallPageTool) -> Result<ActionResult, BridgeError> {
     let tool = serde_json::to_string(&p.tool).unwrap_or_default();
     let group = serde_json::to_string(&p.group).unwrap_or_else(|_| "null".into());
     let input = serde_json::to_string(&p.input).unwrap_or_else(|_| "null".into());
     let expression = format!(
-        "(async () => {{ {DISCOVER}\n const want = {tool}, group = {group}; \
+        "(async () => {{ {}\n const want = {tool}, group = {group}; \
            for (const g of await discover()) {{ \
-             if (group !== null && String(g.name) !== group) continue; \
-             for (const t of Array.from(g.tools ?? [])) {{ \
+             const webmcp = g.source === 'webmcp'; \
+             if (group !== null && (group === 'webmcp' ? !webmcp : webmcp || String(g.name) !== group)) continue; \
+             for (const t of g.tools) {{ \
                if (String(t.name) === want && typeof t.execute === 'function') {{ \
                  const output = await t.execute({input}); \
+                 if (webmcp && output && output.isError === true) return {{ found: true, toolError: \
+                   Array.from(output.content ?? [], (c) => c && c.text).filter(Boolean).join('\\n') || JSON.stringify(output) }}; \
                  return {{ found: true, output: output === undefined ? null : output }}; }} }} }} \
-           return {{ found: false }}; }})()"
+           return {{ found: false }}; }})()",
+        discover()
     );
-    let value = run(tab, &expression, "call_page_tool").await?;
+    let what = format!("call_page_tool {:?}", p.tool);
+    let value = run(tab, &expression, &what).await?;
     if value.get("found") != Some(&Value::Bool(true)) {
         let group = p
             .group
@@ -82,6 +104,12 @@ pub async fn call_page_tool(tab: TabId, p: CallPageTool) -> Result<ActionResult,
         return Err(BridgeError::invalid_action(format!(
             "the page has no tool {:?}{group}: call list_page_tools for the tools it exposes now",
             p.tool
+        )));
+    }
+    if let Some(error) = value.get("toolError") {
+        let error = error.as_str().unwrap_or_default();
+        return Err(BridgeError::invalid_action(format!(
+            "{what}: the page tool answered an error: {error}"
         )));
     }
     let output = value.get("output").cloned().unwrap_or_default();

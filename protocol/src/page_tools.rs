@@ -13,6 +13,9 @@ use crate::ids::TabId;
 pub struct PageTool {
     /// Tool name (page-provided).
     pub name: String,
+    /// Human-readable title (page-provided; WebMCP's `title`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// Description (page-provided, untrusted).
     #[serde(default)]
     pub description: String,
@@ -21,11 +24,32 @@ pub struct PageTool {
     pub input_schema: Value,
 }
 
-/// A group answered by one `devtoolstooldiscovery` listener.
+/// How a page announced a group of tools (PROTOCOL.md §9).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PageToolSource {
+    /// Answered the `devtoolstooldiscovery` event on `window`.
+    #[default]
+    Devtoolstooldiscovery,
+    /// Registered through WebMCP's `document.modelContext` (or the older
+    /// `navigator.modelContext`): the one group named `webmcp`.
+    Webmcp,
+}
+
+/// Name of the group holding a page's WebMCP tools; as `call_page_tool`'s
+/// `group` it picks the WebMCP source (PROTOCOL.md §9).
+pub const WEBMCP_GROUP: &str = "webmcp";
+
+/// A group of tools: one `devtoolstooldiscovery` listener's answer, or the
+/// page's WebMCP registry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PageToolGroup {
-    /// Group name (page-provided).
+    /// Group name (page-provided; `webmcp` for the WebMCP group).
     pub name: String,
+    /// Where the group comes from; absent in v5 answers before WebMCP, read as
+    /// `devtoolstooldiscovery`.
+    #[serde(default)]
+    pub source: PageToolSource,
     /// Description (page-provided, untrusted).
     #[serde(default)]
     pub description: String,
@@ -41,7 +65,8 @@ pub struct ListPageToolsResult {
     pub tab_id: TabId,
     /// Always true: names and descriptions are page content, not instructions.
     pub page_provided: bool,
-    /// Tool groups, in listener order.
+    /// Tool groups: the discovery listeners' in listener order, then the
+    /// WebMCP group when the page registered any tool.
     pub groups: Vec<PageToolGroup>,
 }
 

@@ -7,7 +7,9 @@
 //!   `end page-<random>` line, so that a page cannot forge element lines or notes.
 //! - `screenshot` → MCP image content plus a one-line JSON summary without the data.
 //! - `list_page_tools` / `call_page_tool` → a line marking the content as
-//!   page-provided (untrusted, PROTOCOL.md §9), then compact JSON.
+//!   page-provided (untrusted, PROTOCOL.md §9), then for a list one line per
+//!   group with its source and one compact JSON line per tool
+//!   (`render/page_tools.rs`), for a call compact JSON.
 //! - `fill_form` → one line: each field's index and value read back, then the
 //!   submit click; `batch` → a header, then each action's own rendering or error.
 //! - an observed action → its result as compact JSON without `changes` and
@@ -29,6 +31,7 @@
 
 mod devtools;
 mod observed;
+mod page_tools;
 
 use std::fmt::Write as _;
 
@@ -100,7 +103,8 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
             }
             summary.to_string()
         }
-        ActionResult::ListPageTools(_) | ActionResult::CallPageTool(_) => {
+        ActionResult::ListPageTools(list) => page_tools::render_list_page_tools(list),
+        ActionResult::CallPageTool(_) => {
             format!("{PAGE_PROVIDED_NOTE}\n{}", compact_json(result))
         }
         ActionResult::FillForm(form) => {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::answers::{ACTION_MS, error_of, result_of};
 use super::conn::Conn;
 use super::devtools::console_and_network;
+use super::page_tools::webmcp_tool;
 use super::pointer;
 use crate::report::{Outcome, Report, ensure};
 use crate::wire::{bool_field, expect_error, short, str_field, u64_field};
@@ -149,6 +150,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     on_tab!(
         "console and network: a logged warning listed newest last; network_requests lists; an unseen requestId → invalid_action",
         console_and_network
+    );
+    on_tab!(
+        "page tools: a WebMCP tool the page registers → listed with source webmcp and called",
+        webmcp_tool
     );
     on_tab!("actions: close_tab → session_ended shape", close_tab);
     conn.drain(Duration::from_millis(500)).await;

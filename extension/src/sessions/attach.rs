@@ -140,6 +140,16 @@ impl Sessions {
             tab,
             page::AddScriptToEvaluateOnNewDocument {
                 source: WEBDRIVER_FALSE.into(),
+                run_immediately: None,
+            },
+        )
+        .await;
+        // Pages see WebMCP in session tabs, also the one already loaded (§9).
+        setup(
+            tab,
+            page::AddScriptToEvaluateOnNewDocument {
+                source: crate::webmcp::SHIM.into(),
+                run_immediately: Some(true),
             },
         )
         .await;

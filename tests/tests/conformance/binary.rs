@@ -87,5 +87,5 @@ async fn extension_mode_passes_against_our_extension_in_chromium() {
         .output()
         .await
         .unwrap();
-    assert_all_passed(&output, 33);
+    assert_all_passed(&output, 34);
 }

@@ -277,6 +277,14 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
             let newest = matching[matching.len().saturating_sub(limit)..].to_vec();
             Ok(json!({"action": "console_messages", "tabId": TAB, "messages": newest}))
         }
+        // The page registered `conformance-echo` through WebMCP (PROTOCOL.md §9).
+        "list_page_tools" => Ok(json!({"action": "list_page_tools", "tabId": TAB,
+            "pageProvided": true, "groups": [{"name": "webmcp", "description": "",
+            "source": "webmcp", "tools": [{"name": "conformance-echo",
+            "description": "Echoes", "inputSchema": {"type": "object"}}]}]})),
+        "call_page_tool" if action["tool"] == "conformance-echo" => Ok(json!({
+            "action": "call_page_tool", "tabId": TAB, "pageProvided": true,
+            "output": {"content": [{"type": "text", "text": action["input"]["say"]}]}})),
         "network_requests" => {
             Ok(json!({"action": "network_requests", "tabId": TAB, "requests": []}))
         }

@@ -1,4 +1,4 @@
-//! `extract` and page tools through the real stack (backend + wasm extension in
+//! `extract` through the real stack (backend + wasm extension in
 //! headless Chromium) on the fixture pages of `tests/fixtures/extract/`.
 
 use browser_bridge_tests::harness::{Stack, uid_of};
@@ -287,55 +287,6 @@ async fn obstacles_from_status_overlay_and_signed_in_signals() {
         let r = stack.extract(tab).await;
         assert!(r.get("obstacle").is_none(), "{clear}: {}", r["obstacle"]);
     }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn page_tools_listed_and_called() {
-    let stack = Stack::start().await.expect("stack");
-    let tab = stack.open("extract/tools.html", None).await.expect("open");
-
-    let list = stack
-        .act(json!({ "action": "list_page_tools", "tabId": tab }))
-        .await
-        .expect("list");
-    assert_eq!(list["pageProvided"], true);
-    assert_eq!(list["groups"][0]["name"], "tides");
-    let tools = list["groups"][0]["tools"].as_array().expect("tools");
-    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["add", "fail"]);
-    assert_eq!(tools[0]["inputSchema"]["required"], json!(["a", "b"]));
-    assert!(tools[0].get("execute").is_none());
-
-    let sum = stack
-        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "add", "input": {"a": 2, "b": 3} }))
-        .await
-        .expect("call add");
-    assert_eq!(sum["output"], json!({ "sum": 5 }));
-    assert_eq!(sum["pageProvided"], true);
-
-    let threw = stack
-        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "fail", "input": {} }))
-        .await
-        .expect_err("throwing tool");
-    assert_eq!(threw.code, "invalid_action");
-    assert!(threw.message.contains("tide tool failed"), "{threw}");
-
-    let missing = stack
-        .act(json!({ "action": "call_page_tool", "tabId": tab, "tool": "add", "group": "other", "input": {} }))
-        .await
-        .expect_err("no such group");
-    assert_eq!(missing.code, "invalid_action");
-
-    // Tools vanish with their page.
-    stack
-        .open("extract/page2.html", Some(tab))
-        .await
-        .expect("open");
-    let after = stack
-        .act(json!({ "action": "list_page_tools", "tabId": tab }))
-        .await
-        .expect("list");
-    assert_eq!(after["groups"], json!([]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,6 +28,7 @@ mod mcp;
 mod navigation;
 mod new_tabs;
 mod observe;
+mod page_tools;
 mod pointer;
 mod policy;
 mod robustness;
