@@ -177,7 +177,15 @@ impl Clients {
             *slot = Some(tab);
             return Route::Send(Target::Current(tab));
         }
-        let sessions = sessions();
+        let mut sessions = sessions();
+        // A tab another client acted on is a session even when this process never
+        // saw it start (it began before a restart or an address takeover): the
+        // extension's rules would otherwise hand it to this client.
+        for (tab, owner) in &self.owners {
+            if owner.as_ref() != client.as_ref() && !sessions.iter().any(|(t, _)| t == tab) {
+                sessions.push((*tab, false));
+            }
+        }
         let (others, mine): (Vec<_>, Vec<_>) = sessions.into_iter().partition(|(tab, _)| {
             self.owners
                 .get(tab)
@@ -453,10 +461,21 @@ mod tests {
             "{}",
             error.message
         );
-        // No other client's tab among the sessions: the extension's rules.
+        // a's tab is another client's even when the sessions seen do not list
+        // it (it began before this process): never handed to b.
+        let (Route::Refuse(error), _) =
+            route(&mut clients, click.clone(), &[(5, false), (6, false)])
+        else {
+            panic!("refused")
+        };
+        assert!(
+            error.message.contains("candidates 5, 6 ("),
+            "{}",
+            error.message
+        );
         assert_eq!(
-            route(&mut clients, click.clone(), &[(5, false), (6, false)]),
-            (Route::Send(Target::Unnamed), None)
+            route(&mut clients, navigate.clone(), &[]),
+            (Route::OpenTabFirst, None)
         );
         // The opened tab becomes b's, then an action without tabId goes there.
         round(
@@ -470,6 +489,38 @@ mod tests {
             (Route::Send(Target::Current(TabId(9))), Some(TabId(9)))
         );
         assert_eq!(clients.current("a"), Some(TabId(7)));
+    }
+
+    /// After a restart or an address takeover the hub has seen no session start:
+    /// the first client lands where the extension's rules say, and that tab is
+    /// then its own, never the next client's.
+    #[test]
+    fn a_tab_a_client_got_by_the_extensions_rules_is_never_the_next_clients() {
+        let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
+        let mut clients = Clients::new();
+        let unseen = Vec::new;
+        let mut navigate = act(json!({"action": "navigate", "url": "https://a.test/"}));
+        let Route::Send(target) = clients.target(&a, &mut navigate, unseen) else {
+            panic!("sent")
+        };
+        assert_eq!(target, Target::Unnamed);
+        clients.answered(&a, target, &mut opened(7));
+        let mut navigate = act(json!({"action": "navigate", "url": "https://b.test/"}));
+        assert_eq!(
+            clients.target(&b, &mut navigate, unseen),
+            Route::OpenTabFirst
+        );
+        let mut click = act(json!({"action": "click", "uid": "e1"}));
+        let Route::Refuse(error) = clients.target(&b, &mut click, unseen) else {
+            panic!("refused")
+        };
+        assert_eq!(error.code, ErrorCode::SessionNotFound);
+        // a itself still goes there.
+        let mut click = act(json!({"action": "click", "uid": "e1"}));
+        assert_eq!(
+            clients.target(&a, &mut click, unseen),
+            Route::Send(Target::Current(TabId(7)))
+        );
     }
 
     #[test]
