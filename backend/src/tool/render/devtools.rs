@@ -52,7 +52,11 @@ pub(super) fn render_network(result: &NetworkRequestsResult) -> String {
     for r in &result.requests {
         let _ = write!(out, "\n{} {} ", r.request_id, r.method);
         match (&r.error, r.status) {
-            (Some(error), _) => {
+            // Failed after its response (a body the page never read): both.
+            (Some(error), Some(status)) => {
+                let _ = write!(out, "{status} failed {}", one_line(error));
+            }
+            (Some(error), None) => {
                 let _ = write!(out, "failed {}", one_line(error));
             }
             (None, Some(status)) => {
@@ -70,9 +74,26 @@ pub(super) fn render_network(result: &NetworkRequestsResult) -> String {
         if let Some(ms) = r.ms {
             let _ = write!(out, " {ms}ms");
         }
-        let _ = write!(out, " {}", one_line(&r.url));
+        let _ = write!(out, " {}", one_line(&shown_url(&r.url)));
     }
     out
+}
+
+/// Longest `data:` URL header shown (bytes).
+const DATA_HEADER_MAX: usize = 64;
+
+/// `url`, with a `data:` URL's payload left out: its header (media type,
+/// `;base64`) and its length say what it is, for a few bytes instead of kilobytes.
+fn shown_url(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some(rest) = url.strip_prefix("data:") else {
+        return url.into();
+    };
+    let header = rest.split(',').next().unwrap_or_default();
+    let mut end = header.len().min(DATA_HEADER_MAX);
+    while !header.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("data:{},… ({} bytes)", &header[..end], url.len()).into()
 }
 
 /// A header naming the request and the encoding, the body between page-words
@@ -150,6 +171,11 @@ mod tests {
             requests: vec![
                 request("1.1", Some(404), None),
                 request("1.2", None, Some("net::ERR_CONNECTION_REFUSED")),
+                request("1.3", Some(401), Some("net::ERR_ABORTED")),
+                NetworkRequest {
+                    url: format!("data:image/png;base64,{}", "A".repeat(3000)),
+                    ..request("1.4", Some(200), None)
+                },
             ],
         };
         let text = render_network(&result);
@@ -159,6 +185,8 @@ mod tests {
             [
                 "1.1 GET 404 Fetch application/json 321B 25ms https://a.test/api",
                 "1.2 GET failed net::ERR_CONNECTION_REFUSED Fetch 25ms https://a.test/api",
+                "1.3 GET 401 failed net::ERR_ABORTED Fetch application/json 321B 25ms https://a.test/api",
+                "1.4 GET 200 Fetch application/json 321B 25ms data:image/png;base64,… (3022 bytes)",
             ]
         );
     }
