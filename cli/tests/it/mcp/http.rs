@@ -9,7 +9,7 @@ use browser_bridge_protocol::{Action, TabId};
 
 use super::contract;
 use super::scripted_extension::ScriptedExtension;
-use super::support::{ConfigDir, call, expect_ok, spawn_serve};
+use super::support::{ConfigDir, call, expect_error, expect_ok, spawn_serve};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
@@ -105,7 +105,7 @@ async fn http_mcp_on_serve() {
 
 /// Two MCP sessions over `/mcp` are two clients: a call without `tabId` goes to
 /// the tab its own session last acted on, and a session that acted on none
-/// leaves the choice to the extension.
+/// never gets the other's tab.
 #[tokio::test]
 async fn each_mcp_session_has_its_own_current_tab() {
     let dir = ConfigDir::new();
@@ -135,20 +135,17 @@ async fn each_mcp_session_has_its_own_current_tab() {
         panic!("a click")
     };
     assert_eq!(click.tab_id, Some(TabId(7)), "a's current tab filled in");
-    expect_ok(
+    // b has no current tab, and the only tab known is a's (the backend never saw
+    // its session start): refused, nothing reaches the extension.
+    let refused = expect_error(
         &call(
             &b,
             json!({"action": "click", "uid": "e1", "observe": false}),
         )
         .await,
+        "session_not_found",
     );
-    let Action::Click(click) = ext.next_action().await else {
-        panic!("a click")
-    };
-    assert_eq!(
-        click.tab_id, None,
-        "b has no current tab: the extension resolves"
-    );
+    assert!(refused.contains("navigate or open_tab first"), "{refused}");
 
     // Two sessions that name one client with `Browser-Bridge-Client` share it.
     let named = || {
