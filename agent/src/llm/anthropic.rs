@@ -44,8 +44,10 @@ impl Model for AnthropicClient {
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.to_string()));
         }
-        let answer = self.endpoint.post(&headers, &body).await?;
-        parse_reply(&answer)
+        let answer = self.endpoint.post(&headers, &body).await;
+        answer
+            .and_then(|answer| parse_reply(&answer))
+            .map_err(|error| self.endpoint.redacted(error))
     }
 }
 

@@ -10,7 +10,9 @@
 //!
 //! `--base-url` with `--provider copilot` is the GitHub API base of the
 //! exchange (default `https://api.github.com`); the chat base is whatever the
-//! exchange names, so a test's scripted exchange can point it anywhere.
+//! exchange names, which must be `https://` unless the exchange was itself
+//! reached over `http://` (a test's scripted exchange). Errors leave with the
+//! GitHub token and the session tokens redacted ([`LlmError::redact`]).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -53,11 +55,14 @@ pub struct Session {
 }
 
 impl Session {
-    /// Reads the exchange's answer.
+    /// Reads the exchange's answer. The chat base must be `https://` (the session
+    /// token goes to it) unless `plain_http` (the exchange itself was reached
+    /// over `http://`: a test's scripted server).
     ///
     /// # Errors
-    /// [`LlmError::Shape`] without a `token` string or a numeric `expires_at`.
-    pub fn from_answer(answer: &Value) -> Result<Session, LlmError> {
+    /// [`LlmError::Shape`] without a `token` string or a numeric `expires_at`,
+    /// or with an `endpoints.api` that is not https when that is required.
+    pub fn from_answer(answer: &Value, plain_http: bool) -> Result<Session, LlmError> {
         let token = answer["token"]
             .as_str()
             .filter(|token| !token.is_empty())
@@ -71,6 +76,15 @@ impl Session {
             .unwrap_or(DEFAULT_CHAT_BASE)
             .trim_end_matches('/')
             .to_owned();
+        let https = api
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+        if !https && !plain_http {
+            return Err(LlmError::Shape(format!(
+                "the Copilot token exchange named the chat endpoint {api:?}, which is not \
+                 https: refused, the session token would be sent in clear"
+            )));
+        }
         Ok(Session {
             token: token.to_owned(),
             expires_at,
@@ -157,7 +171,10 @@ impl CopilotClient {
         }
         let answer: Value = serde_json::from_slice(&bytes)
             .map_err(|e| LlmError::Shape(format!("the Copilot token exchange: not JSON: {e}")))?;
-        Session::from_answer(&answer)
+        let plain_http = url
+            .get(..7)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
+        Session::from_answer(&answer, plain_http)
     }
 }
 
@@ -167,10 +184,30 @@ impl Model for CopilotClient {
         conversation: &Conversation,
         tools: &[ToolSpec],
     ) -> Result<Reply, LlmError> {
+        let mut sent = Vec::new();
+        self.reply_sending(conversation, tools, &mut sent)
+            .await
+            .map_err(|error| {
+                let mut secrets = vec![&*self.github_token];
+                secrets.extend(sent.iter().map(String::as_str));
+                error.redact(&secrets)
+            })
+    }
+}
+
+impl CopilotClient {
+    /// The reply; `sent` collects the session tokens it sent, for redaction.
+    async fn reply_sending(
+        &self,
+        conversation: &Conversation,
+        tools: &[ToolSpec],
+        sent: &mut Vec<String>,
+    ) -> Result<Reply, LlmError> {
         let body = openai::request_body(&self.model, conversation, tools);
         let mut session = self.session(None).await?;
         let mut retried = false;
         loop {
+            sent.push(session.token.clone());
             let headers = [
                 ("authorization", format!("Bearer {}", session.token)),
                 ("editor-version", EDITOR_VERSION.to_owned()),
@@ -203,19 +240,51 @@ mod tests {
 
     #[test]
     fn the_exchange_answer_gives_the_token_expiry_and_chat_base() {
-        let session = Session::from_answer(&json!({
-            "token": "tid=abc;exp=1700000000",
-            "expires_at": 1_700_000_000u64,
-            "refresh_in": 1500,
-            "endpoints": {"api": "https://api.individual.githubcopilot.com/"}
-        }))
+        let session = Session::from_answer(
+            &json!({
+                "token": "tid=abc;exp=1700000000",
+                "expires_at": 1_700_000_000u64,
+                "refresh_in": 1500,
+                "endpoints": {"api": "https://api.individual.githubcopilot.com/"}
+            }),
+            false,
+        )
         .unwrap();
         assert_eq!(session.api, "https://api.individual.githubcopilot.com");
         assert_eq!(session.expires_at, 1_700_000_000);
-        let bare = Session::from_answer(&json!({"token": "t", "expires_at": 5})).unwrap();
+        let bare = Session::from_answer(&json!({"token": "t", "expires_at": 5}), false).unwrap();
         assert_eq!(bare.api, DEFAULT_CHAT_BASE);
-        assert!(Session::from_answer(&json!({"expires_at": 5})).is_err());
-        assert!(Session::from_answer(&json!({"token": "t"})).is_err());
+        assert!(Session::from_answer(&json!({"expires_at": 5}), false).is_err());
+        assert!(Session::from_answer(&json!({"token": "t"}), false).is_err());
+    }
+
+    #[test]
+    fn a_chat_endpoint_that_is_not_https_is_refused() {
+        for api in [
+            "http://api.githubcopilot.com",
+            "ftp://x",
+            "api.githubcopilot.com",
+        ] {
+            let answer = json!({"token": "t", "expires_at": 5, "endpoints": {"api": api}});
+            let error = Session::from_answer(&answer, false).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "unexpected answer from the model API: the Copilot token exchange named \
+                     the chat endpoint {api:?}, which is not https: refused, the session \
+                     token would be sent in clear"
+                )
+            );
+        }
+        // Only an exchange reached over http itself (a scripted server) may name one.
+        let local = json!({"token": "t", "expires_at": 5,
+                           "endpoints": {"api": "http://127.0.0.1:9/v1"}});
+        assert_eq!(
+            Session::from_answer(&local, true).unwrap().api,
+            "http://127.0.0.1:9/v1"
+        );
+        let upper = json!({"token": "t", "expires_at": 5, "endpoints": {"api": "HTTPS://a.b"}});
+        assert!(Session::from_answer(&upper, false).is_ok());
     }
 
     #[test]

@@ -86,6 +86,41 @@ pub enum LlmError {
     Shape(String),
 }
 
+/// What a secret is replaced with in an error's text.
+pub const REDACTED: &str = "[redacted]";
+
+/// Secrets shorter than this (bytes) are left in place: no real credential is
+/// that short, and replacing every occurrence would garble the message.
+pub const MIN_REDACTED_LEN: usize = 8;
+
+impl LlmError {
+    /// This error with each of `secrets` (the API key, the GitHub token, the
+    /// Copilot session token) in its text replaced by [`REDACTED`]: a provider's
+    /// error body may echo the request's credentials, and the error is printed
+    /// (stderr, the `--json` `final` event). Applied by every client before an
+    /// error leaves this module.
+    #[must_use]
+    pub fn redact(self, secrets: &[&str]) -> LlmError {
+        let clean = |mut text: String| {
+            for secret in secrets.iter().filter(|s| s.len() >= MIN_REDACTED_LEN) {
+                if text.contains(secret) {
+                    text = text.replace(secret, REDACTED);
+                }
+            }
+            text
+        };
+        match self {
+            LlmError::Status { status, body } => LlmError::Status {
+                status,
+                body: clean(body),
+            },
+            LlmError::Shape(text) => LlmError::Shape(clean(text)),
+            // reqwest's error names only the URL, which holds no credential.
+            http @ LlmError::Http { .. } => http,
+        }
+    }
+}
+
 /// A tool offered to the model: its name, description and JSON Schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
@@ -283,6 +318,11 @@ impl Endpoint {
         }
     }
 
+    /// `error` with the API key redacted ([`LlmError::redact`]).
+    pub(crate) fn redacted(&self, error: LlmError) -> LlmError {
+        error.redact(&[self.api_key.as_deref().unwrap_or_default()])
+    }
+
     /// [`post_json`] to this endpoint.
     pub(crate) async fn post(
         &self,
@@ -435,6 +475,29 @@ mod tests {
         assert!(!source.is_builder(), "https refused up front: {source:?}");
         assert!(source.is_connect() || source.is_request(), "{source:?}");
         hang_up.await.unwrap();
+    }
+
+    #[test]
+    fn every_secret_is_redacted_from_error_text() {
+        let error = LlmError::Status {
+            status: 401,
+            body:
+                "bad token gho_abcdefgh for Bearer tid=session;exp=1 (key sk-12345678, user anna)"
+                    .into(),
+        };
+        let redacted = error
+            .redact(&["gho_abcdefgh", "tid=session;exp=1", "sk-12345678", "anna"])
+            .to_string();
+        assert_eq!(
+            redacted,
+            "the model API answered HTTP 401: bad token [redacted] for Bearer [redacted] \
+             (key [redacted], user anna)"
+        );
+        let shape = LlmError::Shape("echo gho_abcdefgh".into()).redact(&["gho_abcdefgh"]);
+        assert_eq!(
+            shape.to_string(),
+            "unexpected answer from the model API: echo [redacted]"
+        );
     }
 
     #[test]

@@ -42,8 +42,10 @@ impl Model for OpenAiClient {
             .iter()
             .map(|key| ("authorization", format!("Bearer {key}")))
             .collect();
-        let answer = self.endpoint.post(&headers, &body).await?;
-        parse_reply(&answer)
+        let answer = self.endpoint.post(&headers, &body).await;
+        answer
+            .and_then(|answer| parse_reply(&answer))
+            .map_err(|error| self.endpoint.redacted(error))
     }
 }
 

@@ -10,13 +10,14 @@ use serde_json::Value;
 /// How to reach one server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
-    /// Spawn `command args…` with `env` added to ours; MCP over its stdio.
+    /// Spawn `command args…` in a minimal environment with `env` on top
+    /// ([`super::environment::server_environment`]); MCP over its stdio.
     Stdio {
         /// The program.
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Variables set for it (on top of the inherited environment).
+        /// Variables set for it (on top of the few passed on from ours).
         env: BTreeMap<String, String>,
     },
     /// MCP streamable HTTP at `url`, each request with `headers`.

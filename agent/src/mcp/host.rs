@@ -16,7 +16,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
 use super::config::{ServerConfig, Transport};
-use super::{names, render};
+use super::{environment, names, render};
 use crate::llm::ToolSpec;
 
 /// Longest wait for one server to start, initialize and list its tools.
@@ -290,7 +290,15 @@ async fn connect(config: &ServerConfig) -> Result<(Client, Vec<rmcp::model::Tool
     let client = match &config.transport {
         Transport::Stdio { command, args, env } => {
             let mut child = tokio::process::Command::new(command);
-            child.args(args).envs(env).kill_on_drop(true);
+            // A third-party server gets none of our keys and tokens.
+            child
+                .args(args)
+                .env_clear()
+                .envs(environment::server_environment(
+                    |name| std::env::var(name).ok(),
+                    env,
+                ))
+                .kill_on_drop(true);
             // The server's own log goes where ours does.
             let (transport, _) = TokioChildProcess::builder(child)
                 .stderr(Stdio::inherit())

@@ -105,7 +105,8 @@ async fn a_tool_of_an_mcp_server_is_offered_called_and_its_result_read() {
                 "mcp__fixture__lookup",
                 "mcp__fixture__get_weather_now",
                 "mcp__fixture__picture",
-                "mcp__fixture__crash"
+                "mcp__fixture__crash",
+                "mcp__fixture__environment"
             ],
             "{wire:?}"
         );
@@ -218,7 +219,8 @@ async fn a_server_that_crashes_mid_run_is_withdrawn_and_the_run_goes_on() {
                 "mcp__spare__lookup",
                 "mcp__spare__get_weather_now",
                 "mcp__spare__picture",
-                "mcp__spare__crash"
+                "mcp__spare__crash",
+                "mcp__spare__environment"
             ],
             "{wire:?}: the crashed server's tools are withdrawn, the other's stay"
         );
@@ -292,7 +294,8 @@ async fn run_with_a_server_that_cannot_start_reports_it_and_goes_on() {
             "mcp__fixture__lookup",
             "mcp__fixture__get_weather_now",
             "mcp__fixture__picture",
-            "mcp__fixture__crash"
+            "mcp__fixture__crash",
+            "mcp__fixture__environment"
         ]
     );
 }
@@ -373,4 +376,60 @@ async fn an_http_server_is_reached_with_its_headers() {
     assert_eq!(reported.len(), 1, "{reported:?}");
     assert_eq!(reported[0].0, "locked");
     assert!(reported[0].1.starts_with("did not start: "), "{reported:?}");
+}
+
+/// A stdio server started by `run` gets none of our secrets: with the model
+/// keys, `GITHUB_TOKEN` and a private variable in the agent's environment, the
+/// fixture sees only `PATH`, `HOME` and the variable its config's `env` sets.
+#[tokio::test]
+async fn a_stdio_server_sees_none_of_the_agents_secrets() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let secrets = [
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "BROWSER_BRIDGE_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+    ];
+    let mut names: Vec<&str> = secrets.to_vec();
+    names.extend(["PATH", "HOME", "FIXTURE_SETTING"]);
+    let llm = ScriptedLlm::start(vec![
+        Reply::call_tool("mcp__fixture__environment", json!({ "names": names })),
+        Reply::text("Checked.\nSTATUS: DONE"),
+    ])
+    .await;
+    let dir = crate::common::temp_config_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config: PathBuf = dir.join("mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {
+            "fixture": {"command": fixture_path(), "env": {"FIXTURE_SETTING": "on"}}
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mut command = command();
+    command
+        .args(["run", "check the environment", "--mcp-config"])
+        .arg(&config)
+        .args(["--listen", &browser.server.addr.to_string(), "--config-dir"])
+        .arg(&browser.server.config_dir)
+        .args(["--base-url", &llm.base_url()])
+        .env("HOME", &dir)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for secret in secrets {
+        command.env(secret, format!("{secret}-value-of-the-agent"));
+    }
+    let output = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let seen = last_user_text(&llm.requests()[1]);
+    assert!(
+        seen.contains("set: [PATH, HOME, FIXTURE_SETTING]"),
+        "{seen}"
+    );
 }

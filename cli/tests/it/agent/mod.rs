@@ -19,6 +19,7 @@ mod chat;
 mod cli;
 mod copilot;
 mod mcp_host;
+mod redaction;
 
 /// The page the fake extension shows: a claim form.
 fn claim_page() -> Value {

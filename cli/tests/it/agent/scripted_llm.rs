@@ -226,7 +226,13 @@ impl ScriptedLlm {
 
 type Answer = Response;
 
-fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Box<Answer>> {
+/// The next reply; an error status is answered with a body that echoes
+/// `credential` (the request's key header), as careless gateways do.
+fn next(
+    shared: &Mutex<Shared>,
+    body: Value,
+    credential: &str,
+) -> Result<(Reply, Vec<String>), Box<Answer>> {
     let mut shared = shared.lock().unwrap();
     let next = shared.script.pop_front();
     let next = match next {
@@ -252,7 +258,8 @@ fn next(shared: &Mutex<Shared>, body: Value) -> Result<(Reply, Vec<String>), Box
             (
                 status,
                 [("retry-after", "0")],
-                Json(json!({"error": {"type": "rate_limit_error", "message": "scripted"}})),
+                Json(json!({"error": {"type": "rate_limit_error",
+                    "message": format!("scripted; the request had {credential:?}")}})),
             )
                 .into_response(),
         ));
@@ -277,7 +284,8 @@ fn bad_request(message: String) -> Answer {
 }
 
 /// GitHub's `GET /copilot_internal/v2/token`: the next scripted session token,
-/// 401 without `Authorization: token …`, 404 when none is left.
+/// 401 without `Authorization: token …`, 404 when none is left (a body that
+/// echoes the `Authorization` header).
 async fn copilot_token(State(shared): State<Arc<Mutex<Shared>>>, headers: HeaderMap) -> Answer {
     let mut shared = shared.lock().unwrap();
     let authorization = header(&headers, "authorization");
@@ -290,7 +298,11 @@ async fn copilot_token(State(shared): State<Arc<Mutex<Shared>>>, headers: Header
             .into_response();
     }
     let Some((token, seconds)) = shared.copilot_tokens.pop_front() else {
-        return (StatusCode::NOT_FOUND, Json(json!({"message": "Not Found"}))).into_response();
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"message": "Not Found", "authorization": authorization})),
+        )
+            .into_response();
     };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -327,7 +339,7 @@ async fn openai(
         "copilot-integration-id": header(&headers, "copilot-integration-id"),
         "user-agent": header(&headers, "user-agent"),
     }));
-    let (reply, ids) = match next(&shared, body) {
+    let (reply, ids) = match next(&shared, body, &header(&headers, "authorization")) {
         Ok(next) => next,
         Err(answer) => return *answer,
     };
@@ -365,11 +377,15 @@ async fn openai(
         .into_response()
 }
 
-async fn anthropic(State(shared): State<Arc<Mutex<Shared>>>, Json(body): Json<Value>) -> Answer {
+async fn anthropic(
+    State(shared): State<Arc<Mutex<Shared>>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Answer {
     if let Err(message) = check_anthropic(&body) {
         return bad_request(message);
     }
-    let (reply, ids) = match next(&shared, body) {
+    let (reply, ids) = match next(&shared, body, &header(&headers, "x-api-key")) {
         Ok(next) => next,
         Err(answer) => return *answer,
     };
