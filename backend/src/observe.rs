@@ -259,20 +259,9 @@ mod tests {
             elements: uids
                 .iter()
                 .map(|uid| Element {
-                    uid: browser_bridge_protocol::Uid((*uid).into()),
-                    role: "button".into(),
                     name: Some(format!("B {uid}")),
-                    value: None,
-                    value_length: None,
                     visible: Some(true),
-                    disabled: None,
-                    checked: None,
-                    multiline: None,
-                    readonly: None,
-                    options: None,
-                    frame_origin: None,
-                    clickable: None,
-                    hint: None,
+                    ..Element::new(browser_bridge_protocol::Uid((*uid).into()), "button")
                 })
                 .collect(),
             obstacle: None,

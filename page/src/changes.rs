@@ -205,20 +205,9 @@ mod tests {
 
     pub(super) fn element(uid: &str, role: &str, name: &str) -> Element {
         Element {
-            uid: Uid(uid.into()),
-            role: role.into(),
             name: Some(name.into()),
-            value: None,
-            value_length: None,
             visible: Some(true),
-            disabled: None,
-            checked: None,
-            multiline: None,
-            readonly: None,
-            options: None,
-            frame_origin: None,
-            clickable: None,
-            hint: None,
+            ..Element::new(Uid(uid.into()), role)
         }
     }
 

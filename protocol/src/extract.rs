@@ -213,6 +213,30 @@ pub struct Element {
     pub hint: Option<String>,
 }
 
+impl Element {
+    /// The element `uid` with `role` and nothing else known: every optional
+    /// field absent (what the wire leaves out), to fill in with struct update
+    /// syntax.
+    pub fn new(uid: Uid, role: impl Into<String>) -> Self {
+        Self {
+            uid,
+            role: role.into(),
+            name: None,
+            value: None,
+            value_length: None,
+            visible: None,
+            disabled: None,
+            checked: None,
+            multiline: None,
+            readonly: None,
+            options: None,
+            frame_origin: None,
+            clickable: None,
+            hint: None,
+        }
+    }
+}
+
 /// Longest [`Element::value`] (chars).
 pub const VALUE_MAX_CHARS: usize = 200;
 

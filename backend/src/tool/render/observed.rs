@@ -215,20 +215,14 @@ pub(super) fn render_fill_form_observed(form: &FillFormResult, changes: &Changes
 /// them with the uid.
 pub fn render_changed(out: &mut String, element: &Element) {
     let state = Element {
-        uid: element.uid.clone(),
-        role: String::new(),
         name: element.name.clone(),
         value: element.value.clone(),
         value_length: element.value_length,
         visible: element.visible,
         disabled: element.disabled,
         checked: element.checked,
-        multiline: None,
-        readonly: None,
-        options: None,
-        frame_origin: None,
-        clickable: None,
         hint: element.hint.clone(),
+        ..Element::new(element.uid.clone(), String::new())
     };
     let mut line = String::new();
     render_element(&mut line, &state);
