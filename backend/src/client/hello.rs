@@ -92,11 +92,17 @@ pub async fn prove_server(
     timeout: Duration,
 ) -> Result<(), ProofFailure> {
     let nonce = fresh_nonce();
-    let sent = client
-        .get(format!("{base}{HELLO_PATH}?nonce={nonce}"))
-        .timeout(timeout)
-        .send()
-        .await;
+    let url = format!("{base}{HELLO_PATH}?nonce={nonce}");
+    let mut sent = client.get(&url).timeout(timeout).send().await;
+    // A kept-alive connection whose server has gone fails after the request was
+    // written; once more, on a fresh connection, tells a gone server (refused)
+    // from one that does not speak HTTP.
+    if sent
+        .as_ref()
+        .is_err_and(|e| !(e.is_connect() || e.is_timeout()))
+    {
+        sent = client.get(&url).timeout(timeout).send().await;
+    }
     let mut response = match sent {
         Ok(response) => response,
         Err(e) if e.is_connect() || e.is_timeout() => return Err(ProofFailure::Unreachable(e)),
