@@ -6,12 +6,13 @@
 //! no secret), so they have their own small quota, [`MAX_UNPROVEN`]: a new one at
 //! that quota (or at the total cap [`MAX_EXTENSION_SOCKETS`]) closes the oldest
 //! unproven socket that has not sent `hello`, else the oldest unproven one, once
-//! that one is [`UNPROVEN_GRACE_MS`] old; until then the newcomer waits. The grace
-//! is what lets an extension through a flood: however many sockets queue behind
-//! it, it has that long to send `hello` (it does at once), and from then on every
-//! silent socket goes before it. Only when every slot is proven is a new socket
-//! refused (HTTP 503): that takes the token. A second proven socket of the same
-//! `clientId` replaces the first in the hub.
+//! that one is [`UNPROVEN_GRACE_MS`] old; until then newcomers wait in turn, at
+//! most [`MAX_ADMIT_WAIT_MS`]. The grace is what lets an extension through a
+//! flood: however many sockets queue behind it, it has that long to send `hello`
+//! (it does at once), and from then on every silent socket goes before it. A new
+//! socket is refused (HTTP 503) at once only when every slot is proven, which
+//! takes the token. A second proven socket of the same `clientId` replaces the
+//! first in the hub.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -167,7 +167,7 @@ async fn a_flood_of_unproven_sockets_cannot_keep_the_extension_out() {
     assert_eq!(
         tally.refused_503.load(Ordering::Relaxed),
         0,
-        "no slot was held by a proven socket but the extension's"
+        "flood sockets are closed for newer ones, never refused"
     );
     assert!(
         tally.closed_1013.load(Ordering::Relaxed) * 2 > turned_away,
