@@ -24,6 +24,7 @@ pub mod accept;
 pub mod handshake;
 pub mod hello;
 pub mod http_api;
+pub mod slots;
 pub mod state;
 pub mod ws;
 
@@ -255,6 +256,7 @@ pub async fn start_server(opts: ServeOptions) -> Result<ServerHandle, ServeError
             send_timeout: opts.send_timeout,
             allow_remote: opts.allow_remote,
         }),
+        extension_slots: slots::ExtensionSlots::default(),
     };
     let listener = match tokio::net::TcpListener::bind(opts.listen).await {
         Ok(listener) => listener,

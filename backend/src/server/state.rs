@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::hub::ExtensionHub;
+use crate::server::slots::ExtensionSlots;
 
 /// The settings the request handlers read.
 #[derive(Debug, Clone)]
@@ -36,6 +37,8 @@ pub struct AppState {
     pub token: Arc<str>,
     /// Settings.
     pub config: Arc<ServerConfig>,
+    /// This server's extension-socket slots (PROTOCOL.md §1, §2).
+    pub extension_slots: ExtensionSlots,
 }
 
 impl std::fmt::Debug for AppState {

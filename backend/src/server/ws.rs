@@ -1,6 +1,7 @@
 //! `/extension`: the WebSocket the extension dials into (PROTOCOL.md §1–§3).
 //!
-//! Origin check before the upgrade (403), then the handshake state machine of
+//! Origin check before the upgrade (403), a slot from [`crate::server::slots`]
+//! (an unproven socket may be closed for a newer one), then the handshake state machine of
 //! [`crate::server::handshake`], then the connection loop: requests out, responses and
 //! events in, `ping` → `pong`, close after the idle timeout, 1009 for oversized
 //! frames, binary frames a protocol error.
@@ -31,6 +32,7 @@ use tokio::time::Instant;
 use crate::events::now_ms;
 use crate::hub::{Attachment, ExtensionHub, ExtensionInfo, Outbound};
 use crate::server::handshake::{self, Input, Policy, State as Handshake};
+use crate::server::slots::{Folded, MAX_ADMIT_WAIT_MS, MAX_EXTENSION_SOCKETS, Slot};
 use crate::server::state::AppState;
 
 /// Close code for a frame above [`MAX_MESSAGE_BYTES`] (RFC 6455 "message too big").
@@ -55,13 +57,21 @@ static DECODE_SLOTS: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(DECOD
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
-/// Extension WebSockets open at once, authenticated or not. An upgraded socket
-/// leaves the HTTP connection cap ([`crate::server::accept::MAX_CONNECTIONS`]), so it has
-/// its own; one more is refused with 503 before the upgrade.
-pub const MAX_EXTENSION_SOCKETS: usize = 64;
+/// Close code for an unproven socket closed to admit a newer one (RFC 6455
+/// "try again later"; PROTOCOL.md §2).
+pub const CLOSE_TRY_AGAIN_LATER: u16 = 1013;
 
-static EXTENSION_SOCKETS: LazyLock<Arc<Semaphore>> =
-    LazyLock::new(|| Arc::new(Semaphore::new(MAX_EXTENSION_SOCKETS)));
+/// An evicted socket's close frame is given this long: the slot is free already,
+/// and a peer that does not read must not keep the task.
+const EVICTED_CLOSE_WITHIN: Duration = Duration::from_secs(1);
+
+/// Log lines an unauthenticated peer can cause once per socket, each folded to
+/// one a second (a flood of sockets must not flood the log).
+static REFUSED_ORIGIN: Folded = Folded::new();
+static REFUSED_FULL: Folded = Folded::new();
+static EVICTED: Folded = Folded::new();
+static HANDSHAKE_REJECTED: Folded = Folded::new();
+static HANDSHAKE_ENDED: Folded = Folded::new();
 
 /// Decodes one frame; a frame above [`OFFLOAD_DECODE_BYTES`] on the blocking pool
 /// under a global limit of [`DECODE_PERMITS`] (the cost is linear, but a 32 MiB
@@ -110,39 +120,58 @@ pub async fn extension_socket(
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
     if let Err(e) = handshake::check_extension_origin(origin, state.config.extension_id.as_deref())
     {
-        tracing::warn!(error = %e, "extension socket refused before upgrade");
+        if let Some(folded) = REFUSED_ORIGIN.due(Instant::now()) {
+            tracing::warn!(error = %e, folded, "extension socket refused before upgrade");
+        }
         return (StatusCode::FORBIDDEN, e.to_string()).into_response();
     }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
         Err(rejection) => return rejection.into_response(),
     };
-    let Ok(permit) = EXTENSION_SOCKETS.clone().try_acquire_owned() else {
-        tracing::warn!("extension socket refused: {MAX_EXTENSION_SOCKETS} already open");
+    let Some((slot, evicted)) = state.extension_slots.wait_for_slot().await else {
+        if let Some(folded) = REFUSED_FULL.due(Instant::now()) {
+            tracing::warn!(
+                folded,
+                "extension socket refused: no slot within {MAX_ADMIT_WAIT_MS} ms"
+            );
+        }
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             format!("too many extension sockets open (at most {MAX_EXTENSION_SOCKETS})"),
         )
             .into_response();
     };
+    if evicted && let Some(folded) = EVICTED.due(Instant::now()) {
+        tracing::warn!(
+            folded,
+            "unproven extension socket closed to admit a newer one (too many sockets without the token)"
+        );
+    }
     upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| async move {
-            serve_socket(socket, state).await;
-            drop(permit);
-        })
+        .on_upgrade(move |socket| serve_socket(socket, state, slot))
 }
 
-async fn serve_socket(mut socket: WebSocket, state: AppState) {
+async fn serve_socket(mut socket: WebSocket, state: AppState, mut slot: Slot) {
     let policy = Policy {
         token: state.token.to_string(),
         min_protocol_version: state.config.min_protocol_version,
     };
-    let hello = match await_hello(&mut socket, &policy, state.config.hello_timeout).await {
-        Some(hello) => hello,
-        None => return,
+    let timeout = state.config.hello_timeout;
+    let Some(hello) = await_hello(&mut socket, &policy, timeout, &mut slot).await else {
+        return;
     };
+    if !slot.prove() {
+        close(
+            &mut socket,
+            CLOSE_TRY_AGAIN_LATER,
+            "too many unproven sockets",
+        )
+        .await;
+        return;
+    }
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let connection_id = uuid::Uuid::new_v4().to_string();
     let ack = Message::Ack(Ack {
@@ -198,11 +227,18 @@ async fn await_hello(
     socket: &mut WebSocket,
     policy: &Policy,
     timeout: Duration,
+    slot: &mut Slot,
 ) -> Option<browser_bridge_protocol::Hello> {
     let deadline = Instant::now() + timeout;
     let mut state = Handshake::start(auth::encode_nonce(&rand::random()));
     while state.is_pending() {
-        let frame = tokio::time::timeout_at(deadline, socket.recv()).await;
+        let frame = tokio::select! {
+            frame = tokio::time::timeout_at(deadline, socket.recv()) => frame,
+            () = slot.evicted() => {
+                close_within(socket, CLOSE_TRY_AGAIN_LATER, "too many unproven sockets", EVICTED_CLOSE_WITHIN).await;
+                return None;
+            }
+        };
         let transition = match frame {
             Err(_) => handshake::step(state, Input::TimedOut, policy),
             Ok(None) => handshake::step(state, Input::Closed, policy),
@@ -222,6 +258,9 @@ async fn await_hello(
             Ok(Some(Ok(WsMessage::Close(_)))) => handshake::step(state, Input::Closed, policy),
         };
         state = transition.state;
+        if matches!(state, Handshake::AwaitingAuth { .. }) {
+            slot.said_hello();
+        }
         if let Some(message) = transition.send {
             let send = socket.send(WsMessage::text(message.encode()));
             if !matches!(tokio::time::timeout_at(deadline, send).await, Ok(Ok(()))) {
@@ -232,14 +271,18 @@ async fn await_hello(
     match state {
         Handshake::Accepted(hello) => Some(*hello),
         Handshake::Rejected(error) => {
-            tracing::warn!(code = %error.code, message = %error.message, "handshake rejected");
+            if let Some(folded) = HANDSHAKE_REJECTED.due(Instant::now()) {
+                tracing::warn!(code = %error.code, message = %error.message, folded, "handshake rejected");
+            }
             let reject = Message::Reject(Reject { error });
             let _ = socket.send(WsMessage::text(reject.encode())).await;
             close(socket, CLOSE_POLICY, "handshake rejected").await;
             None
         }
         Handshake::Closed(why) => {
-            tracing::info!(reason = why, "handshake ended");
+            if let Some(folded) = HANDSHAKE_ENDED.due(Instant::now()) {
+                tracing::info!(reason = why, folded, "handshake ended");
+            }
             close(socket, CLOSE_POLICY, why).await;
             None
         }

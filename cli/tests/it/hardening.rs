@@ -127,7 +127,11 @@ async fn hostile_frames_decode_in_linear_time_and_name_the_field() {
     server.shutdown().await.unwrap();
 }
 
-async fn get_status(client: &reqwest::Client, base: &str, token: &str) -> (u16, Vec<u8>) {
+pub(crate) async fn get_status(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+) -> (u16, Vec<u8>) {
     let response = client
         .get(format!("{base}/v1/status"))
         .bearer_auth(token)
@@ -140,10 +144,10 @@ async fn get_status(client: &reqwest::Client, base: &str, token: &str) -> (u16, 
 }
 
 /// A `browser-bridge serve` child; its stderr is collected.
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
-    base: String,
-    token: String,
+    pub(crate) base: String,
+    pub(crate) token: String,
     stderr: Arc<Mutex<Vec<String>>>,
 }
 
@@ -157,7 +161,7 @@ impl Drop for Serve {
 impl Serve {
     /// `serve` on port 0; with `nofile`, under that (lower) open-file limit, the
     /// common default soft limit, so a flood can exhaust it.
-    fn spawn(dir: &Path, nofile: Option<u64>) -> Serve {
+    pub(crate) fn spawn(dir: &Path, nofile: Option<u64>) -> Serve {
         let mut command = match nofile {
             Some(limit) => {
                 let mut sh = Command::new("sh");
@@ -201,7 +205,7 @@ impl Serve {
         }
     }
 
-    fn ws_url(&self) -> String {
+    pub(crate) fn ws_url(&self) -> String {
         format!("{}/extension", self.base.replacen("http://", "ws://", 1))
     }
 
@@ -222,7 +226,7 @@ impl Serve {
     }
 
     /// Stops the child and returns its stderr lines.
-    fn finish(mut self) -> Vec<String> {
+    pub(crate) fn finish(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
         std::thread::sleep(Duration::from_millis(200));

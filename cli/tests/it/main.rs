@@ -9,6 +9,7 @@ mod agent;
 mod cli;
 mod common;
 mod config_files;
+mod extension_flood;
 mod extension_socket;
 mod hardening;
 mod http_api;
