@@ -107,10 +107,17 @@ impl FrameRegistry {
     }
 
     /// Hands out only slots above `used` (the highest slot a previous worker's
-    /// live uids name).
+    /// live uids name). A frame attached before this (its event reached the new
+    /// worker before the session was restored) and holding such a slot gets a
+    /// new one: no uid of this worker names it yet, and an old uid must not.
     pub fn reserve_above(&mut self, used: u32) {
         if used >= self.next_slot && used < SLOT_MAX {
             self.next_slot = used + 1;
+        }
+        for frame in self.by_tab.values_mut().flatten() {
+            if frame.slot <= used {
+                frame.slot = take_slot(&mut self.next_slot);
+            }
         }
     }
 
@@ -199,13 +206,27 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_not_reused_and_skip_reserved_ones() {
+    fn a_frame_attached_before_the_reservation_leaves_the_reserved_slots() {
         let mut r = registry();
+        r.slot_for_document(TAB, "S1", "F1", "L1");
+        r.reserve_above(3);
+        let frame = &r.frames(TAB)[0];
+        assert_eq!((frame.slot, frame.loader.as_deref()), (4, Some("L1")));
+        assert_eq!(r.slot_for_document(TAB, "S1", "F1", "L1"), Some(4));
+        r.attach(TAB, "S2", None, "F2");
+        assert_eq!(r.frames(TAB)[1].slot, 5);
+    }
+
+    #[test]
+    fn slots_are_not_reused_and_skip_reserved_ones() {
+        let mut r = FrameRegistry::default();
         r.reserve_above(40);
         r.attach(TAB, "S1", None, "F1");
-        assert_eq!(r.frames(TAB)[0].slot, 41, "re-attached: a new slot");
+        assert_eq!(r.frames(TAB)[0].slot, 41);
+        r.attach(TAB, "S1", None, "F1");
+        assert_eq!(r.frames(TAB)[0].slot, 42, "re-attached: a new slot");
         r.reserve_above(3);
         r.attach(TAB, "S2", None, "F2");
-        assert_eq!(r.frames(TAB)[1].slot, 42);
+        assert_eq!(r.frames(TAB)[1].slot, 43);
     }
 }
