@@ -54,6 +54,10 @@ pub enum CdpErrorKind {
     /// The answer does not fit the response type.
     #[error("unexpected result: {0}")]
     Shape(String),
+    /// The debugger left the tab itself (not a child frame's session) before the
+    /// answer: the tab closed or left the web ([`crate::core::messages::is_detached`]).
+    #[error("{0}")]
+    Detached(String),
 }
 
 impl CdpError {
@@ -70,10 +74,20 @@ impl CdpError {
 }
 
 impl From<CdpError> for BridgeError {
-    /// Timeouts become `timeout`, anything else `internal_error` naming the method.
+    /// Timeouts become `timeout`; a tab the debugger left, `session_not_found`
+    /// (the session is over, not the extension broken); anything else
+    /// `internal_error` naming the method.
     fn from(e: CdpError) -> Self {
         if e.is_timeout() {
             BridgeError::new(ErrorCode::Timeout, e.to_string())
+        } else if let CdpErrorKind::Detached(detail) = &e.kind {
+            BridgeError::new(
+                ErrorCode::SessionNotFound,
+                format!(
+                    "the tab's session ended during {} ({detail}): the tab closed or left the web; call list_tabs, or open_tab",
+                    e.method
+                ),
+            )
         } else {
             BridgeError::internal(format!("CDP {e}"))
         }
@@ -159,7 +173,14 @@ fn send_js<'a>(
         let command = Box::pin(chrome::send_command(tab.0, child, method, &params));
         let kind = match select(command, TimeoutFuture::new(timeout_ms)).await {
             Either::Left((Ok(value), _)) => return Ok(value),
-            Either::Left((Err(e), _)) => CdpErrorKind::Protocol(cdp_message(&e.message)),
+            Either::Left((Err(e), _)) => {
+                let message = cdp_message(&e.message);
+                if child.is_none() && crate::core::messages::is_detached(&message) {
+                    CdpErrorKind::Detached(message)
+                } else {
+                    CdpErrorKind::Protocol(message)
+                }
+            }
             Either::Right(_) => CdpErrorKind::Timeout(timeout_ms),
         };
         Err(CdpError { method, kind })

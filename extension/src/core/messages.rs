@@ -32,9 +32,35 @@ pub fn short(text: &str) -> &str {
     &text[..browser_bridge_protocol::text::floor_char_boundary(text, 200)]
 }
 
+/// Whether a `chrome.debugger` error says the debugger left the tab while (or
+/// before) a command ran: the tab closed, navigated where no extension may debug
+/// (`chrome://`, another extension), or another debugger took it. Chrome's own
+/// wordings (`Detached while handling command.`, `Debugger is not attached to the
+/// tab with id: 7.`, `No tab with given id 7.`).
+pub fn is_detached(message: &str) -> bool {
+    [
+        "Detached while handling command",
+        "Debugger is not attached",
+        "No tab with given id",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn detach_wordings_are_told_from_cdp_errors() {
+        assert!(is_detached("Detached while handling command."));
+        assert!(is_detached(
+            "Debugger is not attached to the tab with id: 7."
+        ));
+        assert!(is_detached("No tab with given id 7."));
+        assert!(!is_detached("Could not compute box model."));
+        assert!(!is_detached("Cannot find context with specified id"));
+    }
 
     #[test]
     fn cap_counts_chars_not_bytes() {

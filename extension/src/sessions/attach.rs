@@ -29,7 +29,8 @@ pub fn tab_url(tab: &chrome::Tab) -> String {
 /// scheme rule, applied to tabs the user opened).
 ///
 /// # Errors
-/// `invalid_action` naming the URL.
+/// `invalid_action` naming the URL. Its advice is `open_tab` or another tab:
+/// `navigate` needs a session in that tab, which this same rule refuses.
 pub fn check_controllable(tab: TabId, url: &str) -> Result<(), BridgeError> {
     let lower = url.trim().to_ascii_lowercase();
     if lower.is_empty()
@@ -40,7 +41,7 @@ pub fn check_controllable(tab: TabId, url: &str) -> Result<(), BridgeError> {
         return Ok(());
     }
     Err(BridgeError::invalid_action(format!(
-        "tab {tab} shows {url}: only http(s) pages can be controlled; navigate it to a web page or pick another tab"
+        "tab {tab} shows {url}: only http(s) pages can be controlled, so it cannot be navigated either; open_tab for a tab of your own, or pick another tab"
     )))
 }
 

@@ -462,3 +462,50 @@ async fn a_uid_never_names_two_elements_while_the_page_keeps_changing_site() {
     assert_eq!(sides.len(), 2, "both pages were read: {named:?}");
     assert!(failed.len() < 20, "most reads answer: {failed:?}");
 }
+
+/// A page that sends its own tab to a page no session may hold (an extension
+/// URL Chrome blocks, shown as `chrome-extension://invalid/`): the next action
+/// there is refused, and its advice works (`open_tab`), where `navigate` would be
+/// refused by the same rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_the_page_sent_off_the_web_advises_open_tab() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let _ = stack
+        .act(json!({ "action": "evaluate", "tabId": tab,
+            "expression": "setTimeout(() => { location.href = 'chrome-extension://invalid/'; }, 50); return 1" }))
+        .await
+        .expect("evaluate");
+    let mut refused = None;
+    for _ in 0..50 {
+        match stack
+            .act(
+                json!({ "action": "evaluate", "tabId": tab, "expression": "return location.href" }),
+            )
+            .await
+        {
+            Err(e) if e.code == "invalid_action" => {
+                refused = Some(e);
+                break;
+            }
+            Err(e) => assert_eq!(e.code, "session_not_found", "{e}"),
+            Ok(_) => {}
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refused = refused.expect("the tab left the web and its session is refused");
+    assert!(refused.message.contains("open_tab"), "{refused}");
+    assert!(!refused.message.contains("navigate it"), "{refused}");
+    let navigate = stack
+        .act(
+            json!({ "action": "navigate", "tabId": tab, "url": stack.fixtures.url("second.html") }),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(navigate.code, "invalid_action", "{navigate}");
+    let opened = stack
+        .act(json!({ "action": "open_tab", "url": stack.fixtures.url("second.html") }))
+        .await
+        .expect("the advice works");
+    assert_eq!(opened["title"], "Second fixture");
+}
