@@ -1,6 +1,7 @@
 //! Side effects an input action triggers (§5), reported, never waited on: a dialog,
 //! tabs the page opens (sessions at once, reported as `openedTabs`), a file chooser
-//! (intercepted at attach), a main-frame navigation.
+//! (intercepted at attach), a main-frame navigation, a download (§10.2; a
+//! navigation that turns into one ends the wait for its load).
 //!
 //! No fixed settle window: once the input's CDP calls have returned (the renderer
 //! handled the events), a barrier — two task turns of the page, awaited through
@@ -12,7 +13,7 @@
 use std::future::Future;
 
 use browser_bridge_cdp::page::{
-    FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
+    DownloadWillBegin, FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
     JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
 };
 use browser_bridge_cdp::runtime::Evaluate;
@@ -22,7 +23,7 @@ use futures::channel::oneshot::Receiver;
 use futures::future::{Either, join, select};
 use gloo_timers::future::TimeoutFuture;
 
-use crate::actions::navigation;
+use crate::actions::{downloads, navigation};
 use crate::app::App;
 use crate::cdp;
 use crate::chrome;
@@ -65,6 +66,9 @@ pub struct Watch {
     loaded: Receiver<LoadEventFired>,
     /// `Page.windowOpen`: a tab is on its way.
     window_open: Receiver<WindowOpen>,
+    /// `Page.downloadWillBegin`: a download began (a navigation that turned
+    /// into one never loads).
+    download: Receiver<DownloadWillBegin>,
     /// Ids of the tabs that existed before the input.
     known: Vec<i64>,
 }
@@ -106,6 +110,7 @@ impl Watch {
                 .wait_where(tab, move |e: &NavigatedWithinDocument| e.frame_id == m3),
             loaded: events.wait(tab),
             window_open: events.wait(tab),
+            download: events.wait(tab),
             known,
         }
     }
@@ -128,6 +133,7 @@ impl Watch {
             mut same_document,
             loaded,
             mut window_open,
+            mut download,
             known,
         } = self;
         let sessions = &app.sessions;
@@ -163,11 +169,25 @@ impl Watch {
         }
         // pushState also starts "loading" in CDP's eyes; it keeps the document, so
         // neither wait for a load that never comes nor drop the uids (§6).
-        let navigated = (matches!(requested.try_recv(), Ok(Some(_)))
+        let mut navigated = (matches!(requested.try_recv(), Ok(Some(_)))
             || matches!(started.try_recv(), Ok(Some(_))))
             && !matches!(same_document.try_recv(), Ok(Some(_)));
-        if navigated && cdp::within(loaded, NAVIGATION_LOAD_MS).await.is_some() {
-            sessions.with(tab, |s| s.uids.invalidate());
+        // A navigation answered as an attachment becomes a download and never
+        // loads: its download ends the wait.
+        let mut began = None;
+        if navigated {
+            let waits = select(select(loaded, &mut download), TimeoutFuture::new(NAVIGATION_LOAD_MS));
+            match waits.await {
+                Either::Left((Either::Left((Ok(_), _)), _)) => {
+                    sessions.with(tab, |s| s.uids.invalidate());
+                }
+                Either::Left((Either::Right((Ok(event), _)), _)) => began = Some(event),
+                _ => {}
+            }
+        }
+        if let Some(event) = began.or_else(|| download.try_recv().ok().flatten()) {
+            navigated = false;
+            effects.download = Some(downloads::began(&app, tab, &event).await?);
         }
         if let Ok(Some(c)) = chooser.try_recv() {
             effects.file_chooser = Some(FileChooser {
