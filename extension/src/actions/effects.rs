@@ -10,7 +10,9 @@
 //! `Page.frameRequestedNavigation`, a form's submission). Only what has started is
 //! then waited for: the load of a navigation, the tab of a `Page.windowOpen`.
 
+use std::cell::Cell;
 use std::future::Future;
+use std::rc::Rc;
 
 use browser_bridge_cdp::page::{
     DownloadWillBegin, FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
@@ -71,6 +73,9 @@ pub struct Watch {
     download: Receiver<DownloadWillBegin>,
     /// Ids of the tabs that existed before the input.
     known: Vec<i64>,
+    /// Set by the input when it followed a download link: the download begins
+    /// once Chrome has the response, after the input ended.
+    download_link: Rc<Cell<bool>>,
 }
 
 impl Watch {
@@ -112,7 +117,14 @@ impl Watch {
             window_open: events.wait(tab),
             download: events.wait(tab),
             known,
+            download_link: Rc::default(),
         }
+    }
+
+    /// The flag an input sets when it followed a download link (`<a download>`):
+    /// [`Watch::run`] then waits for its download as for a navigation's load.
+    pub fn download_link(&self) -> Rc<Cell<bool>> {
+        Rc::clone(&self.download_link)
     }
 
     /// Runs the input, then collects what it caused.
@@ -135,6 +147,7 @@ impl Watch {
             mut window_open,
             mut download,
             known,
+            download_link,
         } = self;
         let sessions = &app.sessions;
         let mut effects = SideEffects::default();
@@ -185,7 +198,11 @@ impl Watch {
                 _ => {}
             }
         }
-        if let Some(event) = began.or_else(|| download.try_recv().ok().flatten()) {
+        let mut began = began.or_else(|| download.try_recv().ok().flatten());
+        if began.is_none() && !navigated && download_link.get() {
+            began = cdp::within(download, NAVIGATION_LOAD_MS).await;
+        }
+        if let Some(event) = began {
             navigated = false;
             effects.download = Some(downloads::began(&app, tab, &event).await?);
         }

@@ -15,6 +15,7 @@ mod deep_pages;
 mod demo;
 mod demo_site;
 mod devtools;
+mod downloads;
 mod dialogs;
 mod effects;
 mod evaluate;
