@@ -152,7 +152,11 @@ fn redirect(query: &str) -> Response {
     let to = query
         .split('&')
         .find_map(|pair| pair.strip_prefix("to="))
-        .map(|to| percent_encoding::percent_decode_str(to).decode_utf8_lossy().into_owned());
+        .map(|to| {
+            percent_encoding::percent_decode_str(to)
+                .decode_utf8_lossy()
+                .into_owned()
+        });
     let mut response = Response::default();
     match to.and_then(|to| HeaderValue::from_str(&to).ok()) {
         Some(location) => {

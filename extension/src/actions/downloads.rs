@@ -23,7 +23,11 @@ const POLL_MS: u32 = 100;
 /// # Errors
 /// `domain_blocked` when the blocklist refused it (cancelled, the event sent);
 /// `internal_error` when Chrome never listed its item.
-pub async fn began(app: &App, tab: TabId, began: &DownloadWillBegin) -> Result<Download, BridgeError> {
+pub async fn began(
+    app: &App,
+    tab: TabId,
+    began: &DownloadWillBegin,
+) -> Result<Download, BridgeError> {
     let tracked = app
         .sessions
         .settled_download(tab, &began.guid)
@@ -130,7 +134,9 @@ pub async fn wait_for_download(
         if js_sys::Date::now() > deadline {
             let held = match item.danger.as_str() {
                 "safe" | "accepted" | "" => String::new(),
-                danger => format!("; Chrome holds it as dangerous ({danger}): the user must keep it"),
+                danger => {
+                    format!("; Chrome holds it as dangerous ({danger}): the user must keep it")
+                }
             };
             return Err(BridgeError::new(
                 ErrorCode::Timeout,

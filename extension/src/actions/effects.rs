@@ -15,8 +15,8 @@ use std::future::Future;
 use std::rc::Rc;
 
 use browser_bridge_cdp::page::{
-    DownloadWillBegin, FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
-    JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
+    DownloadWillBegin, FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading,
+    GetFrameTree, JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
 };
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
@@ -189,7 +189,10 @@ impl Watch {
         // loads: its download ends the wait.
         let mut began = None;
         if navigated {
-            let waits = select(select(loaded, &mut download), TimeoutFuture::new(NAVIGATION_LOAD_MS));
+            let waits = select(
+                select(loaded, &mut download),
+                TimeoutFuture::new(NAVIGATION_LOAD_MS),
+            );
             match waits.await {
                 Either::Left((Either::Left((Ok(_), _)), _)) => {
                     sessions.with(tab, |s| s.uids.invalidate());

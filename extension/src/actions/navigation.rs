@@ -169,7 +169,11 @@ const DOWNLOAD_AFTER_ABORT_MS: u32 = 1_000;
 ///
 /// # Errors
 /// `domain_blocked` when the blocklist refused the download.
-async fn downloaded(app: &App, tab: TabId, began: &DownloadWillBegin) -> Result<PageResult, BridgeError> {
+async fn downloaded(
+    app: &App,
+    tab: TabId,
+    began: &DownloadWillBegin,
+) -> Result<PageResult, BridgeError> {
     let download = downloads::began(app, tab, began).await?;
     let page = page_info(tab).await?;
     Ok(PageResult {

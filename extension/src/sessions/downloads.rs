@@ -162,12 +162,7 @@ impl Sessions {
             let query = json!({ key: url, "orderBy": ["-startTime"], "limit": 10 });
             let items = chrome::downloads_search(&query).await.unwrap_or_default();
             let reg = self.reg.borrow();
-            let claimed = |id: u64| {
-                reg.downloads
-                    .values()
-                    .flatten()
-                    .any(|t| t.id == Some(id))
-            };
+            let claimed = |id: u64| reg.downloads.values().flatten().any(|t| t.id == Some(id));
             if let Some(item) = items.into_iter().find(|i| !claimed(i.id)) {
                 return Some(item);
             }
@@ -191,7 +186,12 @@ impl Sessions {
     /// The first of `tab`'s downloads (newest first) that `pick` takes.
     pub fn download_by(&self, tab: TabId, pick: impl Fn(&Tracked) -> bool) -> Option<Tracked> {
         let reg = self.reg.borrow();
-        reg.downloads.get(&tab)?.iter().rev().find(|t| pick(t)).cloned()
+        reg.downloads
+            .get(&tab)?
+            .iter()
+            .rev()
+            .find(|t| pick(t))
+            .cloned()
     }
 
     /// `tab`'s downloads tied to their items, newest first.
@@ -199,7 +199,13 @@ impl Sessions {
         let reg = self.reg.borrow();
         reg.downloads
             .get(&tab)
-            .map(|list| list.iter().rev().filter(|t| t.id.is_some()).cloned().collect())
+            .map(|list| {
+                list.iter()
+                    .rev()
+                    .filter(|t| t.id.is_some())
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

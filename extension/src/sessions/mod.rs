@@ -20,8 +20,8 @@
 
 pub mod attach;
 pub mod devtools;
-pub mod downloads;
 pub mod dialogs;
+pub mod downloads;
 pub mod end;
 pub mod frames;
 pub mod opened;

@@ -25,8 +25,12 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 fn fixture_bytes(name: &str) -> Vec<u8> {
-    std::fs::read(browser_bridge_tests::fixtures::fixtures_dir().join("downloads").join(name))
-        .expect("fixture file")
+    std::fs::read(
+        browser_bridge_tests::fixtures::fixtures_dir()
+            .join("downloads")
+            .join(name),
+    )
+    .expect("fixture file")
 }
 
 /// Opens the downloads page in a new session tab.
@@ -56,10 +60,7 @@ async fn wait_for(stack: &Stack, tab: i64, params: Value) -> Result<Value, (Stri
         .as_object_mut()
         .unwrap()
         .extend(params.as_object().unwrap().clone());
-    stack
-        .act(action)
-        .await
-        .map_err(|e| (e.code, e.message))
+    stack.act(action).await.map_err(|e| (e.code, e.message))
 }
 
 /// Checks a finished download against the bytes expected: complete, its path
@@ -90,9 +91,18 @@ async fn an_attachment_link_downloads_and_the_page_stays_usable() {
     let tab = downloads_page(&stack).await;
     let (r, took) = click(&stack, tab, "#report").await;
     let r = r.expect("click on the attachment link");
-    assert!(took < Duration::from_secs(5), "the click took {took:?}: {r}");
+    assert!(
+        took < Duration::from_secs(5),
+        "the click took {took:?}: {r}"
+    );
     assert_eq!(r["navigated"], false, "{r}");
-    assert!(r["url"].as_str().unwrap().ends_with("/downloads/index.html"), "{r}");
+    assert!(
+        r["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/downloads/index.html"),
+        "{r}"
+    );
     let download = &r["download"];
     assert!(download["downloadId"].is_u64(), "{r}");
     assert_eq!(
@@ -107,7 +117,12 @@ async fn an_attachment_link_downloads_and_the_page_stays_usable() {
         .expect("wait_for_download");
     assert_eq!(done["downloadId"], id);
     assert_eq!(done["tabId"], tab);
-    check_saved(&stack, &done, &fixture_bytes("report.attachment.csv"), "text/csv");
+    check_saved(
+        &stack,
+        &done,
+        &fixture_bytes("report.attachment.csv"),
+        "text/csv",
+    );
 
     // The session goes on: the page reads and acts as before.
     let extract = stack.extract(tab).await;
@@ -134,17 +149,30 @@ async fn a_generated_blob_downloads_with_the_page_s_bytes() {
     let tab = downloads_page(&stack).await;
     let (r, took) = click(&stack, tab, "#blob").await;
     let r = r.expect("click on the blob button");
-    assert!(took < Duration::from_secs(5), "the click took {took:?}: {r}");
+    assert!(
+        took < Duration::from_secs(5),
+        "the click took {took:?}: {r}"
+    );
     let download = &r["download"];
     assert!(
-        download["url"].as_str().unwrap_or_default().starts_with("blob:"),
+        download["url"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("blob:"),
         "{r}"
     );
     assert_eq!(download["filename"], "generated-notes.txt", "{r}");
-    let done = wait_for(&stack, tab, json!({})).await.expect("wait_for_download");
+    let done = wait_for(&stack, tab, json!({}))
+        .await
+        .expect("wait_for_download");
     assert_eq!(done["downloadId"], download["downloadId"]);
     check_saved(&stack, &done, NOTES.as_bytes(), "text/plain");
-    assert!(done["path"].as_str().unwrap().ends_with("generated-notes.txt"));
+    assert!(
+        done["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("generated-notes.txt")
+    );
 }
 
 /// `navigate` to a URL served as an attachment answers at once with the
@@ -164,13 +192,28 @@ async fn navigate_to_an_attachment_answers_with_its_download() {
         .await
         .expect("navigate to the attachment");
     assert!(started.elapsed() < Duration::from_secs(5), "{r}");
-    assert!(r["url"].as_str().unwrap().ends_with("/downloads/index.html"), "{r}");
+    assert!(
+        r["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/downloads/index.html"),
+        "{r}"
+    );
     assert_eq!(r["title"], "Downloads", "{r}");
     assert_eq!(r["download"]["filename"], "report.attachment.csv", "{r}");
-    let done = wait_for(&stack, tab, json!({"downloadId": r["download"]["downloadId"]}))
-        .await
-        .expect("wait_for_download");
-    check_saved(&stack, &done, &fixture_bytes("report.attachment.csv"), "text/csv");
+    let done = wait_for(
+        &stack,
+        tab,
+        json!({"downloadId": r["download"]["downloadId"]}),
+    )
+    .await
+    .expect("wait_for_download");
+    check_saved(
+        &stack,
+        &done,
+        &fixture_bytes("report.attachment.csv"),
+        "text/csv",
+    );
     assert_eq!(
         stack.eval(tab, "return document.title").await.unwrap(),
         "Downloads"
@@ -248,7 +291,10 @@ async fn waiting_for_a_download_that_begins_later_and_for_none() {
         .expect_err("no download");
     assert_eq!(code, "timeout", "{message}");
     let took = started.elapsed();
-    assert!(took >= Duration::from_millis(400) && took < Duration::from_secs(5), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
 
     let (code, message) = wait_for(&stack, quiet, json!({"timeoutMs": 300_001}))
         .await
@@ -318,6 +364,7 @@ async fn a_download_from_a_blocked_host_is_refused() {
         let (r, took) = click(&stack, tab, link).await;
         let error = r.expect_err(&format!("{link}: the download was not refused"));
         assert!(error.starts_with("domain_blocked"), "{link}: {error}");
+        assert!(error.contains("blocked.localhost"), "{link}: {error}");
         assert!(took < Duration::from_secs(5), "{link}: took {took:?}");
         // Whatever Chrome had begun is gone: no secret file, complete or partial.
         tokio::time::sleep(Duration::from_millis(500)).await;

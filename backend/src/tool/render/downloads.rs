@@ -44,7 +44,12 @@ fn push_download(out: &mut String, d: &Download) {
 /// `download 7 complete: 2048B text/csv sha256=9f86… /home/ana/Downloads/report.csv`
 /// (`interrupted <error>` in place of `complete`).
 pub(super) fn render_wait(r: &WaitForDownloadResult) -> String {
-    let mut out = format!("download {} tab {} {}", r.download_id, r.tab_id, r.state.as_str());
+    let mut out = format!(
+        "download {} tab {} {}",
+        r.download_id,
+        r.tab_id,
+        r.state.as_str()
+    );
     if let Some(error) = &r.error {
         let _ = write!(out, " {}", one_line(error));
     }
@@ -124,6 +129,9 @@ mod tests {
         r.mime_type.clear();
         r.path.clear();
         r.bytes = 10;
-        assert_eq!(render_wait(&r), "download 3 tab 7 interrupted NETWORK_FAILED: 10B");
+        assert_eq!(
+            render_wait(&r),
+            "download 3 tab 7 interrupted NETWORK_FAILED: 10B"
+        );
     }
 }
