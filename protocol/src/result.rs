@@ -125,7 +125,7 @@ pub struct PageResult {
     /// `navigate` only: the URL was a download, not a page; the tab stays on
     /// the page it showed (§10.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub download: Option<Download>,
+    pub download: Option<Box<Download>>,
     /// Asked with `observe`: what changed on the page since the tab's last
     /// extract or observed action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -279,7 +279,7 @@ pub struct SideEffects {
     pub file_chooser: Option<FileChooser>,
     /// A download began (§10.2); the page stays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub download: Option<Download>,
+    pub download: Option<Box<Download>>,
 }
 
 /// `click` result.

@@ -207,7 +207,7 @@ impl Watch {
         }
         if let Some(event) = began {
             navigated = false;
-            effects.download = Some(downloads::began(&app, tab, &event).await?);
+            effects.download = Some(Box::new(downloads::began(&app, tab, &event).await?));
         }
         if let Ok(Some(c)) = chooser.try_recv() {
             effects.file_chooser = Some(FileChooser {

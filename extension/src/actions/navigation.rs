@@ -177,7 +177,7 @@ async fn downloaded(
     let download = downloads::began(app, tab, began).await?;
     let page = page_info(tab).await?;
     Ok(PageResult {
-        download: Some(download),
+        download: Some(Box::new(download)),
         ..page
     })
 }
