@@ -7,7 +7,8 @@
 //! - [`bridge`] ([`Bridge`]: an action in, a result or error out), [`config`],
 //!   [`events`] (audit log);
 //! - [`observe`]: observed actions and `extract.since`, the per-tab baselines
-//!   the hub keeps;
+//!   the hub keeps; [`downloads`]: a saved download's size and SHA-256, read
+//!   from its file;
 //! - [`hub`]: the one owner task of the extension connection and the in-flight
 //!   requests ([`hub::pool`] is its pure bookkeeping);
 //! - [`tool`]: the `browser` tool (description, schema, decoding, rendering);
@@ -24,6 +25,7 @@ pub mod bridge;
 pub mod client;
 pub mod config;
 pub mod connect;
+pub mod downloads;
 pub mod events;
 pub mod hub;
 pub mod mcp;

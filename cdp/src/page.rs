@@ -386,6 +386,29 @@ impl Event for FrameRequestedNavigation {
     const METHOD: &'static str = "Page.frameRequestedNavigation";
 }
 
+/// `Page.downloadWillBegin`: a frame of the page started a download (a link or
+/// navigation answered as an attachment, `<a download>`), fired once Chrome
+/// made its download item; the page stays where it was.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadWillBegin {
+    /// The frame that started it.
+    #[serde(default)]
+    pub frame_id: String,
+    /// Chrome's id of the download (not `chrome.downloads`' id).
+    #[serde(default)]
+    pub guid: String,
+    /// The URL downloaded (after redirects).
+    pub url: String,
+    /// The file name Chrome suggests (the saved file's may differ).
+    #[serde(default)]
+    pub suggested_filename: String,
+}
+
+impl Event for DownloadWillBegin {
+    const METHOD: &'static str = "Page.downloadWillBegin";
+}
+
 /// `Page.windowOpen`: the page is opening a new window or tab (`window.open`, a
 /// `target=_blank` link or form), fired in the opener before the tab exists.
 #[derive(Debug, Clone, Deserialize)]

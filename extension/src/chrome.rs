@@ -62,6 +62,13 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "idle"], js_name = setDetectionInterval)]
     fn idle_set_detection_interval_raw(seconds: u32) -> Result<(), JsValue>;
 
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "downloads"], js_name = search)]
+    fn downloads_search_raw(query: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "downloads"], js_name = cancel)]
+    fn downloads_cancel_raw(id: f64) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "downloads"], js_name = removeFile)]
+    fn downloads_remove_file_raw(id: f64) -> Result<Promise, JsValue>;
+
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getManifest)]
     fn runtime_get_manifest() -> Result<JsValue, JsValue>;
 
@@ -286,6 +293,54 @@ pub async fn session_storage_set(items: &serde_json::Value) -> Result<(), Chrome
     call(session_storage_set_raw(&to_js(items)))
         .await
         .map(|_| ())
+}
+
+/// A `chrome.downloads.DownloadItem`, the fields we read.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DownloadItem {
+    /// `chrome.downloads`' id.
+    pub id: u64,
+    /// The URL it started from, before redirects.
+    pub url: String,
+    /// The URL after redirects.
+    pub final_url: String,
+    /// Absolute path of the file; `""` until Chrome chose it.
+    pub filename: String,
+    /// The MIME type the server declared.
+    pub mime: String,
+    /// `in_progress`, `interrupted` or `complete`.
+    pub state: String,
+    /// Chrome's `InterruptReason` when interrupted.
+    pub error: Option<String>,
+    /// Bytes received so far.
+    pub bytes_received: f64,
+    /// Chrome's danger verdict (`safe`, `file`, `accepted` …).
+    pub danger: String,
+    /// Whether it is paused.
+    pub paused: bool,
+}
+
+/// `chrome.downloads.search(query)`.
+pub async fn downloads_search(query: &serde_json::Value) -> Result<Vec<DownloadItem>, ChromeError> {
+    from_js(&call(downloads_search_raw(&to_js(query))).await?)
+}
+
+/// `chrome.downloads.search({id})`: the item, `None` when Chrome forgot it.
+pub async fn download_get(id: u64) -> Option<DownloadItem> {
+    let query = serde_json::json!({ "id": id });
+    downloads_search(&query).await.ok()?.into_iter().next()
+}
+
+/// `chrome.downloads.cancel(id)`: stops an in-progress download (Chrome
+/// deletes its partial file); nothing for one that ended.
+pub async fn downloads_cancel(id: u64) -> Result<(), ChromeError> {
+    call(downloads_cancel_raw(id as f64)).await.map(|_| ())
+}
+
+/// `chrome.downloads.removeFile(id)`: deletes a complete download's file.
+pub async fn downloads_remove_file(id: u64) -> Result<(), ChromeError> {
+    call(downloads_remove_file_raw(id as f64)).await.map(|_| ())
 }
 
 /// `chrome.declarativeNetRequest.updateSessionRules({removeRuleIds, addRules})`:

@@ -71,9 +71,10 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     }
     let tab = tab_for(app, &action).await?;
     let lock = sessions.lock(tab);
-    // handle_dialog must not queue behind an action a dialog is blocking.
+    // handle_dialog must not queue behind an action a dialog is blocking; the
+    // downloads' reads do not touch the page and may wait for minutes.
     let _guard = match action {
-        Action::HandleDialog(_) => None,
+        Action::HandleDialog(_) | Action::WaitForDownload(_) | Action::ListDownloads(_) => None,
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
@@ -92,10 +93,14 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::Navigate(_) => dismiss_alert(app, tab).await,
         _ => None,
     };
-    // The buffers of §10.1 are read without the page: under a dialog, after a crash.
+    // The buffers of §10.1 and the downloads of §10.2 are read without the
+    // page: under a dialog, after a crash.
     let reads_buffers = matches!(
         action,
-        Action::ConsoleMessages(_) | Action::NetworkRequests(_)
+        Action::ConsoleMessages(_)
+            | Action::NetworkRequests(_)
+            | Action::WaitForDownload(_)
+            | Action::ListDownloads(_)
     );
     if !matches!(action, Action::HandleDialog(_))
         && !reads_buffers

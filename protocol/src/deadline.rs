@@ -8,7 +8,7 @@ pub const NAVIGATION_DEADLINE_MS: u64 = 30_000;
 pub const CAPTURE_DEADLINE_MS: u64 = 20_000;
 /// Deadline for `evaluate` (ms).
 pub const EVALUATE_DEADLINE_MS: u64 = 15_000;
-/// Added to `wait_for.timeoutMs` (ms).
+/// Added to `wait_for.timeoutMs` and `wait_for_download.timeoutMs` (ms).
 pub const WAIT_FOR_SLACK_MS: u64 = 5_000;
 /// Deadline for everything else (ms).
 pub const DEFAULT_DEADLINE_MS: u64 = 15_000;
@@ -28,6 +28,7 @@ impl Action {
             Action::Extract(_) | Action::Screenshot(_) => CAPTURE_DEADLINE_MS,
             Action::Evaluate(_) => EVALUATE_DEADLINE_MS,
             Action::WaitFor(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
+            Action::WaitForDownload(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
             // Each field (and the submit click) as one `type`, `select_option` or `click`.
             Action::FillForm(p) => composite(
                 (p.fields.len() as u64 + u64::from(p.submit.is_some())) * DEFAULT_DEADLINE_MS,

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod deadline;
 mod decode;
 pub mod devtools;
+pub mod downloads;
 pub mod envelope;
 pub mod error;
 pub mod event;

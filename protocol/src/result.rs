@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::action::FieldValue;
 use crate::devtools::{ConsoleMessagesResult, NetworkRequestsResult, NetworkResponseBodyResult};
+use crate::downloads::{Download, ListDownloadsResult, WaitForDownloadResult};
 use crate::error::BridgeError;
 use crate::extract::{Changes, ExtractResult};
 use crate::ids::{TabId, WindowId};
@@ -82,6 +83,10 @@ pub enum ActionResult {
     NetworkRequests(NetworkRequestsResult),
     /// `network_response_body` (§10.1).
     NetworkResponseBody(NetworkResponseBodyResult),
+    /// `wait_for_download` (§10.2).
+    WaitForDownload(WaitForDownloadResult),
+    /// `list_downloads` (§10.2).
+    ListDownloads(ListDownloadsResult),
 }
 
 /// `{tabId}`.
@@ -117,6 +122,10 @@ pub struct PageResult {
     /// that the navigation could go on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dismissed_dialog: Option<DialogInfo>,
+    /// `navigate` only: the URL was a download, not a page; the tab stays on
+    /// the page it showed (§10.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<Box<Download>>,
     /// Asked with `observe`: what changed on the page since the tab's last
     /// extract or observed action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,6 +142,7 @@ impl PageResult {
             load_pending: false,
             dialog: None,
             dismissed_dialog: None,
+            download: None,
             changes: None,
         }
     }
@@ -267,6 +277,9 @@ pub struct SideEffects {
     /// A file chooser was intercepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_chooser: Option<FileChooser>,
+    /// A download began (§10.2); the page stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<Box<Download>>,
 }
 
 /// `click` result.
@@ -590,6 +603,8 @@ impl ActionResult {
             R::ConsoleMessages(r) => r.tab_id,
             R::NetworkRequests(r) => r.tab_id,
             R::NetworkResponseBody(r) => r.tab_id,
+            R::WaitForDownload(r) => r.tab_id,
+            R::ListDownloads(r) => r.tab_id,
         })
     }
 }
@@ -599,6 +614,7 @@ impl crate::decode::NamedDecode for ActionResult {
         use crate::ExtractResult;
         use crate::action::ActionKind;
         use crate::devtools::*;
+        use crate::downloads::*;
         use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
         use crate::result::*;
         // Results are named after their actions (checked by `result::tests`).
@@ -630,6 +646,8 @@ impl crate::decode::NamedDecode for ActionResult {
             ConsoleMessages(ConsoleMessagesResult),
             NetworkRequests(NetworkRequestsResult),
             NetworkResponseBody(NetworkResponseBodyResult),
+            WaitForDownload(WaitForDownloadResult),
+            ListDownloads(ListDownloadsResult),
         })
     }
 }

@@ -129,7 +129,7 @@ pub const TOOL_PARAM_NOTES: &[(&str, &str)] = &[
     ("key", "KeyboardEvent.key"),
     ("keystrokes", "key by key"),
     ("paths", "absolute"),
-    ("timeoutMs", "at most 30000"),
+    ("timeoutMs", "max 30000; downloads 300000"),
     ("values", "values or labels"),
 ];
 

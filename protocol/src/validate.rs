@@ -11,6 +11,7 @@ use crate::action::{
     exactly_one_target,
 };
 use crate::devtools::LIST_LIMIT_MAX;
+use crate::downloads::{DOWNLOADS_LIMIT_MAX, WAIT_FOR_DOWNLOAD_MAX_TIMEOUT_MS};
 use crate::error::BridgeError;
 use crate::ids::Uid;
 
@@ -174,6 +175,18 @@ impl Action {
             },
             Action::CallPageTool(p) if p.tool.is_empty() => fail("tool must not be empty".into()),
             Action::ConsoleMessages(p) => check_limit(p.limit).or_else(fail),
+            Action::WaitForDownload(p) => match p.timeout_ms {
+                Some(t) if t > WAIT_FOR_DOWNLOAD_MAX_TIMEOUT_MS => fail(format!(
+                    "timeoutMs must be at most {WAIT_FOR_DOWNLOAD_MAX_TIMEOUT_MS}, got {t}"
+                )),
+                _ => Ok(()),
+            },
+            Action::ListDownloads(p) => match p.limit {
+                Some(n) if n == 0 || n > DOWNLOADS_LIMIT_MAX => {
+                    fail(format!("limit must be 1..{DOWNLOADS_LIMIT_MAX}, got {n}"))
+                }
+                _ => Ok(()),
+            },
             Action::NetworkRequests(p) => {
                 if p.url_contains.as_deref() == Some("") {
                     return fail("urlContains must not be empty".into());

@@ -65,6 +65,24 @@ pub const COMMON_FLAGS: [&str; 8] = [
     "--disable-sync",
 ];
 
+/// The profile's download folder, under the profile.
+const DOWNLOADS_DIR: &str = "downloads";
+
+/// A fresh profile's `Default/Preferences`: downloads go to
+/// `<profile>/downloads` without asking, as a person's Chrome saves to its
+/// Downloads folder (Chromium reads these preferences at start).
+fn write_download_prefs(profile: &Path) -> Result<()> {
+    let dir = profile.join(DOWNLOADS_DIR);
+    std::fs::create_dir_all(&dir).context("creating the downloads folder")?;
+    std::fs::create_dir_all(profile.join("Default")).context("creating the profile")?;
+    let prefs = json!({
+        "download": { "default_directory": dir, "prompt_for_download": false },
+        "savefile": { "default_directory": dir },
+    });
+    std::fs::write(profile.join("Default/Preferences"), prefs.to_string())
+        .context("writing the profile's preferences")
+}
+
 /// The Chromium binary: `$CHROMIUM`, else Debian's `/usr/lib/chromium/chromium`,
 /// else `/usr/bin/chromium`.
 ///
@@ -159,6 +177,7 @@ impl Chromium {
     pub async fn launch_with(extension_dir: &Path, headed: bool) -> Result<Chromium> {
         let binary = chromium_binary()?;
         let profile = TempDir::new("profile")?;
+        write_download_prefs(profile.path())?;
         let ext = extension_dir.display().to_string();
         let mut cmd = std::process::Command::new("sh");
         // fd 3 = our writes (Chromium reads CDP), fd 4 = Chromium's CDP output.
@@ -232,6 +251,12 @@ impl Chromium {
             profile,
             started_at,
         })
+    }
+
+    /// Where the profile saves downloads (`<profile>/downloads`), never the
+    /// user's own Downloads folder.
+    pub fn downloads_dir(&self) -> PathBuf {
+        self.profile.path().join(DOWNLOADS_DIR)
     }
 
     /// One typed CDP command ([`browser_bridge_cdp`]) to the browser, or to an

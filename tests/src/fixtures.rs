@@ -4,8 +4,10 @@
 //! the corpus runs. Text types (`text/html`, `text/css`, `text/javascript`, …) go
 //! out with `charset=utf-8`, so Chromium never guesses another encoding. A file
 //! whose name holds `.status-NNN.` (`denied.status-403.html`) is served with HTTP
-//! status NNN, for pages that stand for error answers (the obstacle set). A path
-//! under [`HANG_PREFIX`] is never answered.
+//! status NNN, for pages that stand for error answers (the obstacle set). A file
+//! whose name holds `.attachment.` goes out with `Content-Disposition:
+//! attachment` (a download). A path under [`HANG_PREFIX`] is never answered;
+//! [`REDIRECT_PATH`]`?to=<url>` answers 302 to that URL.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,6 +30,10 @@ const SAME_ORIGIN_ONLY: &str = "default-src 'self' 'unsafe-inline' 'unsafe-eval'
 /// Path prefix whose requests are accepted and never answered (`/hang/chart.png`):
 /// a subresource that hangs, so that the page's `load` event never fires.
 pub const HANG_PREFIX: &str = "/hang/";
+
+/// Path answered with `302 Found` to its `to` query parameter (percent-encoded):
+/// a hop on an allowed host towards another.
+pub const REDIRECT_PATH: &str = "/redirect";
 
 /// A running static file server (`GET /<path>` → the file under its root, `/` →
 /// `index.html`, 404 otherwise); stops on drop.
@@ -82,10 +88,20 @@ impl StaticServer {
                         // Never answered: a subresource that keeps `load` from firing.
                         return std::future::pending::<Response>().await;
                     }
+                    if request.uri().path() == REDIRECT_PATH {
+                        return redirect(request.uri().query().unwrap_or_default());
+                    }
                     let status = status_in_name(request.uri().path());
+                    let attachment = request.uri().path().contains(".attachment.");
                     let mut response = next.run(request).await;
                     if let Some(status) = status.filter(|_| response.status().is_success()) {
                         *response.status_mut() = status;
+                    }
+                    if attachment {
+                        response.headers_mut().insert(
+                            header::CONTENT_DISPOSITION,
+                            HeaderValue::from_static("attachment"),
+                        );
                     }
                     response
                 },
@@ -129,6 +145,27 @@ impl Drop for StaticServer {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// `302 Found` to the `to=` of `query` (percent-decoded); 400 without one.
+fn redirect(query: &str) -> Response {
+    let to = query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("to="))
+        .map(|to| {
+            percent_encoding::percent_decode_str(to)
+                .decode_utf8_lossy()
+                .into_owned()
+        });
+    let mut response = Response::default();
+    match to.and_then(|to| HeaderValue::from_str(&to).ok()) {
+        Some(location) => {
+            *response.status_mut() = axum::http::StatusCode::FOUND;
+            response.headers_mut().insert(header::LOCATION, location);
+        }
+        None => *response.status_mut() = axum::http::StatusCode::BAD_REQUEST,
+    }
+    response
 }
 
 /// The status a file name asks for: `x.status-403.html` → 403.

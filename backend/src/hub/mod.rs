@@ -296,6 +296,8 @@ impl Bridge for ExtensionHub {
     ///
     /// `observe` and `extract.since` are answered here, never sent
     /// ([`Observer`]): the hub extracts after an observed action and diffs.
+    /// A `wait_for_download`'s file is read here for its size and SHA-256
+    /// ([`crate::downloads::fill`]).
     async fn act(&self, action: Action) -> ActOutcome {
         self.observer
             .act(action, |action| self.forward(action))
@@ -341,11 +343,15 @@ impl ExtensionHub {
                 reply,
             }))
             .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
-        rx.await.unwrap_or_else(|_| {
+        let mut outcome = rx.await.unwrap_or_else(|_| {
             Err(BridgeError::internal(
                 "the backend's extension hub dropped the request",
             ))
-        })
+        });
+        if let Ok(result) = &mut outcome {
+            crate::downloads::fill(result).await;
+        }
+        outcome
     }
 }
 

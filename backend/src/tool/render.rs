@@ -23,6 +23,9 @@
 //! - `console_messages` / `network_requests` → one line per message or request
 //!   under a header calling them page data; `network_response_body` → the body
 //!   between page-words lines (`render/devtools.rs`).
+//! - `wait_for_download` → one line (state, bytes, type, sha256, path);
+//!   `list_downloads` → one line per download under a header calling names and
+//!   URLs page data (`render/downloads.rs`).
 //! - a `click`/`hover` at x, y and a `drag` → the result as compact JSON without
 //!   `hit`, then `hit: e7 button "Save"` (uid when it has one, role, the name
 //!   quoted as in element lines: it is the page's text).
@@ -30,6 +33,7 @@
 //! - errors → `code: message` (the tool result carries `isError: true`).
 
 mod devtools;
+mod downloads;
 mod observed;
 mod page_tools;
 
@@ -120,6 +124,8 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
         ActionResult::ConsoleMessages(r) => devtools::render_console(r),
         ActionResult::NetworkRequests(r) => devtools::render_network(r),
         ActionResult::NetworkResponseBody(r) => devtools::render_body(r),
+        ActionResult::WaitForDownload(r) => downloads::render_wait(r),
+        ActionResult::ListDownloads(r) => downloads::render_list(r),
         other => {
             let (bare, hit) = match hit_of(other) {
                 Some((bare, hit)) => (bare, Some(hit)),

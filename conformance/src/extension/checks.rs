@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::answers::{ACTION_MS, error_of, result_of};
 use super::conn::Conn;
 use super::devtools::console_and_network;
+use super::downloads::downloads;
 use super::page_tools::webmcp_tool;
 use super::pointer;
 use crate::report::{Outcome, Report, ensure};
@@ -150,6 +151,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
     on_tab!(
         "console and network: a logged warning listed newest last; network_requests lists; an unseen requestId → invalid_action",
         console_and_network
+    );
+    on_tab!(
+        "downloads: list_downloads of a tab that began none is []; wait_for_download times out at its timeoutMs; another's downloadId → invalid_action; limit 51, timeoutMs 300001 → invalid_request",
+        downloads
     );
     on_tab!(
         "page tools: a WebMCP tool the page registers → listed with source webmcp and called",

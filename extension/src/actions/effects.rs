@@ -1,6 +1,7 @@
 //! Side effects an input action triggers (§5), reported, never waited on: a dialog,
 //! tabs the page opens (sessions at once, reported as `openedTabs`), a file chooser
-//! (intercepted at attach), a main-frame navigation.
+//! (intercepted at attach), a main-frame navigation, a download (§10.2; a
+//! navigation that turns into one ends the wait for its load).
 //!
 //! No fixed settle window: once the input's CDP calls have returned (the renderer
 //! handled the events), a barrier — two task turns of the page, awaited through
@@ -9,11 +10,13 @@
 //! `Page.frameRequestedNavigation`, a form's submission). Only what has started is
 //! then waited for: the load of a navigation, the tab of a `Page.windowOpen`.
 
+use std::cell::Cell;
 use std::future::Future;
+use std::rc::Rc;
 
 use browser_bridge_cdp::page::{
-    FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading, GetFrameTree,
-    JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
+    DownloadWillBegin, FileChooserOpened, FrameId, FrameRequestedNavigation, FrameStartedLoading,
+    GetFrameTree, JavascriptDialogOpening, LoadEventFired, NavigatedWithinDocument, WindowOpen,
 };
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
@@ -22,7 +25,7 @@ use futures::channel::oneshot::Receiver;
 use futures::future::{Either, join, select};
 use gloo_timers::future::TimeoutFuture;
 
-use crate::actions::navigation;
+use crate::actions::{downloads, navigation};
 use crate::app::App;
 use crate::cdp;
 use crate::chrome;
@@ -65,8 +68,14 @@ pub struct Watch {
     loaded: Receiver<LoadEventFired>,
     /// `Page.windowOpen`: a tab is on its way.
     window_open: Receiver<WindowOpen>,
+    /// `Page.downloadWillBegin`: a download began (a navigation that turned
+    /// into one never loads).
+    download: Receiver<DownloadWillBegin>,
     /// Ids of the tabs that existed before the input.
     known: Vec<i64>,
+    /// Set by the input when it followed a download link: the download begins
+    /// once Chrome has the response, after the input ended.
+    download_link: Rc<Cell<bool>>,
 }
 
 impl Watch {
@@ -106,8 +115,16 @@ impl Watch {
                 .wait_where(tab, move |e: &NavigatedWithinDocument| e.frame_id == m3),
             loaded: events.wait(tab),
             window_open: events.wait(tab),
+            download: events.wait(tab),
             known,
+            download_link: Rc::default(),
         }
+    }
+
+    /// The flag an input sets when it followed a download link (`<a download>`):
+    /// [`Watch::run`] then waits for its download as for a navigation's load.
+    pub fn download_link(&self) -> Rc<Cell<bool>> {
+        Rc::clone(&self.download_link)
     }
 
     /// Runs the input, then collects what it caused.
@@ -128,7 +145,9 @@ impl Watch {
             mut same_document,
             loaded,
             mut window_open,
+            mut download,
             known,
+            download_link,
         } = self;
         let sessions = &app.sessions;
         let mut effects = SideEffects::default();
@@ -163,11 +182,32 @@ impl Watch {
         }
         // pushState also starts "loading" in CDP's eyes; it keeps the document, so
         // neither wait for a load that never comes nor drop the uids (§6).
-        let navigated = (matches!(requested.try_recv(), Ok(Some(_)))
+        let mut navigated = (matches!(requested.try_recv(), Ok(Some(_)))
             || matches!(started.try_recv(), Ok(Some(_))))
             && !matches!(same_document.try_recv(), Ok(Some(_)));
-        if navigated && cdp::within(loaded, NAVIGATION_LOAD_MS).await.is_some() {
-            sessions.with(tab, |s| s.uids.invalidate());
+        // A navigation answered as an attachment becomes a download and never
+        // loads: its download ends the wait.
+        let mut began = None;
+        if navigated {
+            let waits = select(
+                select(loaded, &mut download),
+                TimeoutFuture::new(NAVIGATION_LOAD_MS),
+            );
+            match waits.await {
+                Either::Left((Either::Left((Ok(_), _)), _)) => {
+                    sessions.with(tab, |s| s.uids.invalidate());
+                }
+                Either::Left((Either::Right((Ok(event), _)), _)) => began = Some(event),
+                _ => {}
+            }
+        }
+        let mut began = began.or_else(|| download.try_recv().ok().flatten());
+        if began.is_none() && !navigated && download_link.get() {
+            began = cdp::within(download, NAVIGATION_LOAD_MS).await;
+        }
+        if let Some(event) = began {
+            navigated = false;
+            effects.download = Some(Box::new(downloads::began(&app, tab, &event).await?));
         }
         if let Ok(Some(c)) = chooser.try_recv() {
             effects.file_chooser = Some(FileChooser {

@@ -81,7 +81,10 @@ const LABEL_POINT: &str = r#"function () {
 }"#;
 
 /// Records, until [`LANDED`], which element each `mousedown`/`mouseup` of the
-/// click reaches (window, capture phase).
+/// click reaches (window, capture phase), and whether a `click` that the page
+/// left to its default reached a link that downloads (`<a download>` or
+/// `<area download>` with an `href`, the one clicked or one the page's handler
+/// clicked: window, bubble phase, after the page's own handlers).
 const RECORD: &str = r#"function () {
   const el = this, key = Symbol.for('browser-bridge.click');
   const rec = { elsewhere: null };
@@ -100,19 +103,27 @@ const RECORD: &str = r#"function () {
       rec.elsewhere = d;
     }
   };
+  rec.download = false;
+  rec.clicked = (e) => {
+    if (!e.defaultPrevented && e.composedPath().some((n) => (n.localName === 'a' || n.localName === 'area')
+        && n.hasAttribute('download') && n.href)) rec.download = true;
+  };
   addEventListener('mousedown', rec.listen, true);
   addEventListener('mouseup', rec.listen, true);
+  addEventListener('click', rec.clicked);
   el[key] = rec;
 }"#;
 
-/// Ends [`RECORD`]: the element a press landed on instead of this one, or null.
+/// Ends [`RECORD`]: `{elsewhere, download}`, the element a press landed on
+/// instead of this one (or null) and whether a download link was followed.
 const LANDED: &str = r#"function () {
   const key = Symbol.for('browser-bridge.click'), rec = this[key];
   if (!rec) return null;
   delete this[key];
   removeEventListener('mousedown', rec.listen, true);
   removeEventListener('mouseup', rec.listen, true);
-  return rec.elsewhere;
+  removeEventListener('click', rec.clicked);
+  return { elsewhere: rec.elsewhere, download: rec.download };
 }"#;
 
 /// `{disabled}` of an element.
@@ -386,6 +397,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
     let button = button(p.button);
     let count = p.click_count();
     let watch = Watch::start(app, tab).await;
+    let download_link = watch.download_link();
     // Set when the hit test after the mouse move fails: nothing is pressed.
     let refused: Rc<RefCell<Option<BridgeError>>> = Rc::default();
     let node_in = node.clone();
@@ -424,9 +436,11 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
         }
         if recording {
             // Absent after a navigation: the document that got the press is gone.
-            if let Ok(Value::String(elsewhere)) =
-                dom::call_on(&node_in.target, &node_in.object_id, LANDED, Vec::new()).await
-            {
+            let landed = dom::call_on(&node_in.target, &node_in.object_id, LANDED, Vec::new())
+                .await
+                .unwrap_or_default();
+            download_link.set(landed["download"] == true);
+            if let Value::String(elsewhere) = &landed["elsewhere"] {
                 *refused_in.borrow_mut() = Some(BridgeError::new(
                     ErrorCode::ElementNotInteractable,
                     format!(
@@ -435,7 +449,7 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
                         node_in.label,
                         at.0,
                         at.1,
-                        cap(&elsewhere)
+                        cap(elsewhere)
                     ),
                 ));
             }

@@ -4,6 +4,7 @@
 
 pub mod devtools;
 pub mod dom;
+pub mod downloads;
 pub mod effects;
 pub mod evaluate;
 pub mod fill;
@@ -48,6 +49,8 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
             | Action::PressKey(_)
             | Action::HandleDialog(_)
             | Action::FillForm(_)
+            | Action::WaitForDownload(_)
+            | Action::ListDownloads(_)
     ) {
         return run_action(app, tab, action).await;
     }
@@ -140,6 +143,8 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::ConsoleMessages(p) => Ok(devtools::console_messages(app, tab, &p)),
         Action::NetworkRequests(p) => Ok(devtools::network_requests(app, tab, &p)),
         Action::NetworkResponseBody(p) => devtools::network_response_body(app, tab, p).await,
+        Action::WaitForDownload(p) => downloads::wait_for_download(app, tab, p).await,
+        Action::ListDownloads(p) => Ok(downloads::list_downloads(app, tab, p).await),
         // Run by the dispatcher, part by part, under the tab's lock.
         Action::Batch(_) => Err(BridgeError::internal("batch routed as one action")),
         // Answered by the dispatcher before a tab is resolved.

@@ -1,14 +1,16 @@
 //! `navigate`, `go_back`, `go_forward`, `reload` (§5): each waits for the load
 //! (`Page.loadEventFired`), or for `DOMContentLoaded` and then at most
 //! [`LOAD_AFTER_DOM_CONTENT_MS`] (`loadPending`), or a same-document commit, and
-//! reports `navigation_failed` with Chrome's net error.
+//! reports `navigation_failed` with Chrome's net error. A `navigate` whose URL
+//! is answered as an attachment becomes a download (`Page.downloadWillBegin`)
+//! and answers at once with it (§10.2): no document loads.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use browser_bridge_cdp::network::LoadingFailed;
 use browser_bridge_cdp::page::{
-    DomContentEventFired, FrameNavigated, GetNavigationHistory, LoadEventFired,
+    DomContentEventFired, DownloadWillBegin, FrameNavigated, GetNavigationHistory, LoadEventFired,
     Navigate as CdpNavigate, NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
 };
 use browser_bridge_cdp::runtime::Evaluate;
@@ -21,6 +23,7 @@ use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::json;
 
+use crate::actions::downloads;
 use crate::app::App;
 use crate::sessions::attach::no_tab;
 use crate::{cdp, chrome};
@@ -113,6 +116,7 @@ pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, Bridge
     if app.sessions.with(tab, |s| s.crashed) == Some(true) {
         return reload_crashed(app, tab, Some(url), loaded).await;
     }
+    let download = app.events.wait::<DownloadWillBegin>(tab);
     let nav = cdp::send(
         tab,
         &CdpNavigate {
@@ -121,6 +125,12 @@ pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, Bridge
     )
     .await?;
     if let Some(error) = nav.error_text.filter(|e| !e.is_empty()) {
+        // Chrome aborts a navigation that turned into a download.
+        if error == ABORTED
+            && let Some(began) = cdp::within(download, DOWNLOAD_AFTER_ABORT_MS).await
+        {
+            return downloaded(app, tab, &began).await;
+        }
         return Err(BridgeError::new(
             ErrorCode::NavigationFailed,
             format!("{url}: {error}"),
@@ -128,7 +138,12 @@ pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, Bridge
     }
     let mut load_pending = false;
     if nav.loader_id.is_some() {
-        let Some(pending) = loaded.wait().await else {
+        let pending = match select(Box::pin(loaded.wait()), download).await {
+            Either::Left((pending, _)) => pending,
+            Either::Right((Ok(began), _)) => return downloaded(app, tab, &began).await,
+            Either::Right((Err(_), wait)) => wait.await,
+        };
+        let Some(pending) = pending else {
             return Err(BridgeError::new(
                 ErrorCode::Timeout,
                 format!("{url}: the page did not finish loading"),
@@ -139,6 +154,30 @@ pub async fn load(app: &App, tab: TabId, url: &str) -> Result<PageResult, Bridge
     let page = page_info(tab).await?;
     Ok(PageResult {
         load_pending,
+        ..page
+    })
+}
+
+/// The net error of a navigation Chrome stopped, a download's included.
+const ABORTED: &str = "net::ERR_ABORTED";
+/// How long an aborted navigation waits for the download that may have
+/// aborted it (ms); CDP reports the download before the navigation's answer.
+const DOWNLOAD_AFTER_ABORT_MS: u32 = 1_000;
+
+/// The answer of a navigation that became a download: the page the tab still
+/// shows, and the download.
+///
+/// # Errors
+/// `domain_blocked` when the blocklist refused the download.
+async fn downloaded(
+    app: &App,
+    tab: TabId,
+    began: &DownloadWillBegin,
+) -> Result<PageResult, BridgeError> {
+    let download = downloads::began(app, tab, began).await?;
+    let page = page_info(tab).await?;
+    Ok(PageResult {
+        download: Some(Box::new(download)),
         ..page
     })
 }

@@ -12,6 +12,7 @@
 //! - [`routing`]: which debugger events the sessions handle;
 //! - [`dialogs`]: JavaScript dialogs (§5, §7);
 //! - [`devtools`]: each session's console and network buffers (§10.1);
+//! - [`downloads`]: each session's downloads, tied to their items (§10.2);
 //! - [`frames`]: out-of-process iframes, their child sessions and slots;
 //! - [`opened`]: tabs opened by session tabs;
 //! - [`persist`]: the mirror in `chrome.storage.session` for a restarted worker;
@@ -20,6 +21,7 @@
 pub mod attach;
 pub mod devtools;
 pub mod dialogs;
+pub mod downloads;
 pub mod end;
 pub mod frames;
 pub mod opened;
@@ -88,6 +90,7 @@ struct Registry {
     persist: persist::State,
     frames: FrameRegistry,
     devtools: HashMap<TabId, devtools::Buffers>,
+    downloads: HashMap<TabId, Vec<downloads::Tracked>>,
 }
 
 /// The sessions of this worker: a cheap handle (clones share the registry).
@@ -141,6 +144,7 @@ impl Sessions {
         let session = self.reg.borrow_mut().sessions.remove(&tab);
         self.forget_frames(tab);
         self.forget_devtools(tab);
+        self.forget_downloads(tab);
         self.persist();
         spawn_local(self.sync_net_rule());
         session

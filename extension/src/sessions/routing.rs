@@ -5,7 +5,7 @@ use browser_bridge_cdp::Event as _;
 use browser_bridge_cdp::fetch::RequestPaused;
 use browser_bridge_cdp::inspector::{TargetCrashed, TargetReloadedAfterCrash};
 use browser_bridge_cdp::page::{
-    FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, WindowOpen,
+    DownloadWillBegin, FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, WindowOpen,
 };
 use browser_bridge_cdp::target::{AttachedToTarget, DetachedFromTarget};
 use browser_bridge_protocol::TabId;
@@ -24,6 +24,7 @@ pub fn always_routed(method: &str) -> bool {
         FrameNavigated::METHOD,
         TargetCrashed::METHOD,
         TargetReloadedAfterCrash::METHOD,
+        DownloadWillBegin::METHOD,
     ]
     .contains(&method)
 }
@@ -36,14 +37,16 @@ pub fn child_routed(method: &str) -> bool {
         AttachedToTarget::METHOD,
         DetachedFromTarget::METHOD,
         FrameNavigated::METHOD,
+        DownloadWillBegin::METHOD,
     ]
     .contains(&method)
 }
 
 /// Events of a child target that are side effects of the tab's own actions too:
-/// a frame's `window.open` (`Page.windowOpen`) opens a tab for the tab.
+/// a frame's `window.open` (`Page.windowOpen`) opens a tab for the tab, a
+/// frame's download is the tab's (`Page.downloadWillBegin`).
 pub fn child_to_tab(method: &str) -> bool {
-    method == WindowOpen::METHOD
+    method == WindowOpen::METHOD || method == DownloadWillBegin::METHOD
 }
 
 /// `params` as `E`; `None` (the event is ignored) when they do not fit.
@@ -87,6 +90,11 @@ impl Sessions {
             TargetReloadedAfterCrash::METHOD => {
                 self.with(tab, |s| s.crashed = false);
             }
+            DownloadWillBegin::METHOD => {
+                if let Some(began) = decode(params) {
+                    self.on_download_will_begin(tab, began);
+                }
+            }
             _ => {}
         }
     }
@@ -112,6 +120,11 @@ impl Sessions {
             FrameNavigated::METHOD => {
                 if let Some(navigated) = decode::<FrameNavigated>(params) {
                     self.on_child_frame_navigated(tab, child, &navigated.frame);
+                }
+            }
+            DownloadWillBegin::METHOD => {
+                if let Some(began) = decode(params) {
+                    self.on_download_will_begin(tab, began);
                 }
             }
             _ => {}

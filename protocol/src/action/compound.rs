@@ -183,6 +183,8 @@ fn batchable_schemas(g: &mut schemars::SchemaGenerator) -> Vec<(&'static str, sc
             "network_response_body",
             g.subschema_for::<NetworkResponseBody>(),
         ),
+        ("wait_for_download", g.subschema_for::<WaitForDownload>()),
+        ("list_downloads", g.subschema_for::<ListDownloads>()),
     ]
 }
 

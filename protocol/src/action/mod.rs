@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::devtools::{ConsoleMessages, NetworkRequests, NetworkResponseBody};
+use crate::downloads::{ListDownloads, WaitForDownload};
 use crate::error::BridgeError;
 use crate::ids::{TabId, Uid};
 
@@ -122,6 +123,11 @@ pub enum Action {
     NetworkRequests(NetworkRequests),
     /// The response body of one request from `network_requests`.
     NetworkResponseBody(NetworkResponseBody),
+    /// Wait until a download of the tab ends (default its latest): its file's
+    /// absolute path, size and SHA-256.
+    WaitForDownload(WaitForDownload),
+    /// The tab's downloads, newest first.
+    ListDownloads(ListDownloads),
 }
 
 /// Most fields of one `fill_form`.
@@ -893,6 +899,8 @@ impl Action {
             Action::ConsoleMessages(p) => p.tab_id,
             Action::NetworkRequests(p) => p.tab_id,
             Action::NetworkResponseBody(p) => p.tab_id,
+            Action::WaitForDownload(p) => p.tab_id,
+            Action::ListDownloads(p) => p.tab_id,
         }
     }
 
@@ -925,6 +933,8 @@ impl Action {
             Action::ConsoleMessages(p) => Some(&mut p.tab_id),
             Action::NetworkRequests(p) => Some(&mut p.tab_id),
             Action::NetworkResponseBody(p) => Some(&mut p.tab_id),
+            Action::WaitForDownload(p) => Some(&mut p.tab_id),
+            Action::ListDownloads(p) => Some(&mut p.tab_id),
         }
     }
 }
@@ -961,6 +971,8 @@ macro_rules! actions_by_tag {
             ConsoleMessages(ConsoleMessages),
             NetworkRequests(NetworkRequests),
             NetworkResponseBody(NetworkResponseBody),
+            WaitForDownload(WaitForDownload),
+            ListDownloads(ListDownloads),
         })
     };
 }

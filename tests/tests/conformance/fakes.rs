@@ -288,6 +288,26 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
         "network_requests" => {
             Ok(json!({"action": "network_requests", "tabId": TAB, "requests": []}))
         }
+        // The page began no download (PROTOCOL.md §10.2): the list is empty, a
+        // wait times out at its own timeoutMs, and no id is this session's.
+        "list_downloads" => Ok(json!({"action": "list_downloads", "tabId": TAB, "downloads": []})),
+        "wait_for_download" if action.get("downloadId").is_some() => error(
+            "invalid_action",
+            &format!(
+                "download {} is not one of tab {TAB}'s downloads",
+                action["downloadId"]
+            ),
+        ),
+        "wait_for_download" => {
+            // Answered once its timeoutMs has passed (the check asks for 300 ms;
+            // this fake answers in turn, so it blocks its task meanwhile).
+            let ms = action["timeoutMs"].as_u64().unwrap_or(30_000).min(2_000);
+            std::thread::sleep(Duration::from_millis(ms));
+            error(
+                "timeout",
+                &format!("tab {TAB} began no download within {ms} ms"),
+            )
+        }
         "network_response_body" => error(
             "invalid_action",
             &format!(

@@ -16,6 +16,7 @@ mod demo;
 mod demo_site;
 mod devtools;
 mod dialogs;
+mod downloads;
 mod effects;
 mod evaluate;
 mod extract;

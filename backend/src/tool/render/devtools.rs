@@ -84,7 +84,7 @@ const DATA_HEADER_MAX: usize = 64;
 
 /// `url`, with a `data:` URL's payload left out: its header (media type,
 /// `;base64`) and its length say what it is, for a few bytes instead of kilobytes.
-fn shown_url(url: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn shown_url(url: &str) -> std::borrow::Cow<'_, str> {
     let Some(rest) = url.strip_prefix("data:") else {
         return url.into();
     };
