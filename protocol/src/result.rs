@@ -9,6 +9,7 @@ use crate::action::FieldValue;
 use crate::devtools::{ConsoleMessagesResult, NetworkRequestsResult, NetworkResponseBodyResult};
 use crate::error::BridgeError;
 use crate::extract::{Changes, ExtractResult};
+use crate::handoff::HandoffResult;
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 use crate::pointer::{DragResult, Hit, HoverResult};
@@ -82,6 +83,8 @@ pub enum ActionResult {
     NetworkRequests(NetworkRequestsResult),
     /// `network_response_body` (§10.1).
     NetworkResponseBody(NetworkResponseBodyResult),
+    /// `handoff`.
+    Handoff(HandoffResult),
 }
 
 /// `{tabId}`.
@@ -590,6 +593,7 @@ impl ActionResult {
             R::ConsoleMessages(r) => r.tab_id,
             R::NetworkRequests(r) => r.tab_id,
             R::NetworkResponseBody(r) => r.tab_id,
+            R::Handoff(r) => r.tab_id,
         })
     }
 }
@@ -599,6 +603,7 @@ impl crate::decode::NamedDecode for ActionResult {
         use crate::ExtractResult;
         use crate::action::ActionKind;
         use crate::devtools::*;
+        use crate::handoff::HandoffResult;
         use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
         use crate::result::*;
         // Results are named after their actions (checked by `result::tests`).
@@ -630,6 +635,7 @@ impl crate::decode::NamedDecode for ActionResult {
             ConsoleMessages(ConsoleMessagesResult),
             NetworkRequests(NetworkRequestsResult),
             NetworkResponseBody(NetworkResponseBodyResult),
+            Handoff(HandoffResult),
         })
     }
 }

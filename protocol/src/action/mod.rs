@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::devtools::{ConsoleMessages, NetworkRequests, NetworkResponseBody};
 use crate::error::BridgeError;
+use crate::handoff::Handoff;
 use crate::ids::{TabId, Uid};
 
 mod compound;
@@ -122,6 +123,9 @@ pub enum Action {
     NetworkRequests(NetworkRequests),
     /// The response body of one request from `network_requests`.
     NetworkResponseBody(NetworkResponseBody),
+    /// Show the tab to the person with `reason` (a captcha, 2FA, a login, a
+    /// payment) and wait for them: outcome done, cancelled or timeout.
+    Handoff(Handoff),
 }
 
 /// Most fields of one `fill_form`.
@@ -893,6 +897,7 @@ impl Action {
             Action::ConsoleMessages(p) => p.tab_id,
             Action::NetworkRequests(p) => p.tab_id,
             Action::NetworkResponseBody(p) => p.tab_id,
+            Action::Handoff(p) => p.tab_id,
         }
     }
 
@@ -925,6 +930,7 @@ impl Action {
             Action::ConsoleMessages(p) => Some(&mut p.tab_id),
             Action::NetworkRequests(p) => Some(&mut p.tab_id),
             Action::NetworkResponseBody(p) => Some(&mut p.tab_id),
+            Action::Handoff(p) => Some(&mut p.tab_id),
         }
     }
 }
@@ -961,6 +967,7 @@ macro_rules! actions_by_tag {
             ConsoleMessages(ConsoleMessages),
             NetworkRequests(NetworkRequests),
             NetworkResponseBody(NetworkResponseBody),
+            Handoff(Handoff),
         })
     };
 }
