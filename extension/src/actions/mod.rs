@@ -9,6 +9,7 @@ pub mod evaluate;
 pub mod fill;
 pub mod forms;
 pub mod frames;
+pub mod handoff;
 pub mod input;
 pub mod marks;
 pub mod navigation;
@@ -36,7 +37,8 @@ use navigation::Go;
 /// (`beforeUnload: "accept"`). Not for
 /// `evaluate` (its dialogs are answered at once, §7), `click` and `press_key`
 /// (they report the dialog as a side effect, [`effects`]), `fill_form` (its
-/// steps come through here one by one) or `handle_dialog`.
+/// steps come through here one by one), `handle_dialog` or `handoff` (the
+/// person answers the dialogs they meet).
 ///
 /// # Errors
 /// The action's [`BridgeError`]; `invalid_action` for a dialog as above.
@@ -48,6 +50,7 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
             | Action::PressKey(_)
             | Action::HandleDialog(_)
             | Action::FillForm(_)
+            | Action::Handoff(_)
     ) {
         return run_action(app, tab, action).await;
     }
@@ -140,6 +143,7 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::ConsoleMessages(p) => Ok(devtools::console_messages(app, tab, &p)),
         Action::NetworkRequests(p) => Ok(devtools::network_requests(app, tab, &p)),
         Action::NetworkResponseBody(p) => devtools::network_response_body(app, tab, p).await,
+        Action::Handoff(p) => handoff::handoff(app, tab, p).await,
         // Run by the dispatcher, part by part, under the tab's lock.
         Action::Batch(_) => Err(BridgeError::internal("batch routed as one action")),
         // Answered by the dispatcher before a tab is resolved.
