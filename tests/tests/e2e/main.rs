@@ -22,6 +22,7 @@ mod extract;
 mod extract_options;
 mod fill;
 mod frames;
+mod handoff;
 mod input;
 mod lifecycle;
 mod mcp;
