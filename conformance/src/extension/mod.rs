@@ -6,6 +6,7 @@ mod answers;
 mod checks;
 mod conn;
 mod devtools;
+mod handoff;
 mod page_tools;
 mod pointer;
 
