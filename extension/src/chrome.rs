@@ -332,7 +332,10 @@ pub fn idle_set_detection_interval(seconds: u32) {
 }
 
 /// `chrome.notifications.create(id, options)` (an existing id is replaced).
-pub async fn notifications_create(id: &str, options: &serde_json::Value) -> Result<(), ChromeError> {
+pub async fn notifications_create(
+    id: &str,
+    options: &serde_json::Value,
+) -> Result<(), ChromeError> {
     call(notifications_create_raw(id, &to_js(options)))
         .await
         .map(|_| ())
@@ -353,7 +356,10 @@ pub async fn notifications_ids() -> Result<Vec<String>, ChromeError> {
 /// `chrome.action.setBadgeText({text})` and, when `text` is not empty,
 /// `setBadgeBackgroundColor({color})`: the toolbar icon's badge, on every tab.
 pub async fn action_set_badge(text: &str, color: &str) -> Result<(), ChromeError> {
-    call(action_set_badge_text_raw(&to_js(&serde_json::json!({ "text": text })))).await?;
+    call(action_set_badge_text_raw(&to_js(
+        &serde_json::json!({ "text": text }),
+    )))
+    .await?;
     if !text.is_empty() {
         let color = serde_json::json!({ "color": color });
         call(action_set_badge_background_color_raw(&to_js(&color))).await?;

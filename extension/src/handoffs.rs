@@ -71,7 +71,9 @@ impl Handoffs {
         if let Err(e) = chrome::notifications_create(&notification_id(tab), &options).await {
             chrome::log(&format!("hand-off notification of tab {tab}: {e}"));
         }
-        set_badge(self.pending.borrow().len()).await;
+        // Read before awaiting: no borrow may live across an await.
+        let pending = self.pending.borrow().len();
+        set_badge(pending).await;
     }
 
     /// Answers `tab`'s pending hand-off; false when it has none (already

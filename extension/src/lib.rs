@@ -132,8 +132,14 @@ impl Worker {
             }
             "idle" => sessions.on_idle_state(&args.get(0).as_string().unwrap_or_default()),
             "notificationButton" => {
-                let tab = args.get(0).as_string().and_then(|id| tab_of_notification(&id));
-                let answer = args.get(1).as_f64().and_then(|i| Answer::of_button(i as u32));
+                let tab = args
+                    .get(0)
+                    .as_string()
+                    .and_then(|id| tab_of_notification(&id));
+                let answer = args
+                    .get(1)
+                    .as_f64()
+                    .and_then(|i| Answer::of_button(i as u32));
                 if let (Some(tab), Some(answer)) = (tab, answer) {
                     self.app.handoffs.answer(tab, answer);
                 }

@@ -42,7 +42,10 @@ pub async fn handoff(app: &App, tab: TabId, p: Handoff) -> Result<ActionResult, 
     let prompted = app.sessions.with(tab, |s| s.dialog.is_none()) == Some(true)
         && obstacle_stands(app, tab).await == Some(true);
     let elapsed = chrome::now_ms().saturating_sub(started);
-    let left = p.timeout_ms.saturating_sub(elapsed).min(u64::from(u32::MAX)) as u32;
+    let left = p
+        .timeout_ms
+        .saturating_sub(elapsed)
+        .min(u64::from(u32::MAX)) as u32;
     let person = select(answered, TimeoutFuture::new(left));
     let (outcome, cleared) = if prompted {
         match select(person, Box::pin(cleared(app, tab))).await {

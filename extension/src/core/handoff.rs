@@ -202,7 +202,10 @@ mod tests {
     #[test]
     fn notification_ids_round_trip_and_refuse_others() {
         assert_eq!(notification_id(TabId(42)), "browser-bridge-handoff-42");
-        assert_eq!(tab_of_notification("browser-bridge-handoff-42"), Some(TabId(42)));
+        assert_eq!(
+            tab_of_notification("browser-bridge-handoff-42"),
+            Some(TabId(42))
+        );
         assert_eq!(tab_of_notification("browser-bridge-handoff-"), None);
         assert_eq!(tab_of_notification("browser-bridge-handoff-4x"), None);
         assert_eq!(tab_of_notification("other-42"), None);
