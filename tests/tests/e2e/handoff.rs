@@ -19,7 +19,8 @@ fn hand_off(
     timeout_ms: u64,
 ) -> JoinHandle<Result<Value, ActError>> {
     let stack = stack.clone();
-    let action = json!({"action": "handoff", "tabId": tab, "reason": reason, "timeoutMs": timeout_ms});
+    let action =
+        json!({"action": "handoff", "tabId": tab, "reason": reason, "timeoutMs": timeout_ms});
     tokio::spawn(async move { stack.act(action).await })
 }
 
@@ -45,7 +46,10 @@ async fn wait_listed(stack: &Stack, popup: &str, tab: i64) -> Value {
         {
             return row.clone();
         }
-        assert!(Instant::now() < until, "the popup never listed tab {tab}: {rows}");
+        assert!(
+            Instant::now() < until,
+            "the popup never listed tab {tab}: {rows}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -94,7 +98,10 @@ async fn done_in_the_popup_answers_done_after_showing_the_tab_and_the_reason_as_
     )
     .await;
     assert_eq!(shown["active"], true, "{shown}");
-    assert_ne!(shown["state"], "minimized", "the agent window stayed minimized: {shown}");
+    assert_ne!(
+        shown["state"], "minimized",
+        "the agent window stayed minimized: {shown}"
+    );
 
     // A second hand-off of that tab is refused at once; the first goes on.
     let second = stack
@@ -102,20 +109,37 @@ async fn done_in_the_popup_answers_done_after_showing_the_tab_and_the_reason_as_
         .await
         .expect_err("a second hand-off of one tab");
     assert_eq!(second.code, "invalid_action", "{second}");
-    assert!(second.message.contains("already has a hand-off"), "{second}");
-    assert!(!request.is_finished(), "the first hand-off ended with the second");
+    assert!(
+        second.message.contains("already has a hand-off"),
+        "{second}"
+    );
+    assert!(
+        !request.is_finished(),
+        "the first hand-off ended with the second"
+    );
 
     // The agent's other actions on the tab run meanwhile.
-    assert_eq!(stack.eval(tab, "return document.title").await.expect("evaluate"), "Checkout");
+    assert_eq!(
+        stack
+            .eval(tab, "return document.title")
+            .await
+            .expect("evaluate"),
+        "Checkout"
+    );
 
     let press = "document.querySelector('#handoffs li .handoff-done').click(); return true";
     in_popup(&stack, &popup, press).await;
-    let result = answer(request, Duration::from_secs(10)).await.expect("handoff");
+    let result = answer(request, Duration::from_secs(10))
+        .await
+        .expect("handoff");
     assert_eq!(result["action"], "handoff");
     assert_eq!(result["tabId"], tab);
     assert_eq!(result["outcome"], "done");
     assert!(result.get("cleared").is_none(), "{result}");
-    assert!(result["elapsedMs"].as_u64().is_some_and(|ms| ms < 60_000), "{result}");
+    assert!(
+        result["elapsedMs"].as_u64().is_some_and(|ms| ms < 60_000),
+        "{result}"
+    );
 
     // Answered: the popup no longer lists it and the badge is gone.
     let until = Instant::now() + Duration::from_secs(5);
@@ -125,7 +149,9 @@ async fn done_in_the_popup_answers_done_after_showing_the_tab_and_the_reason_as_
     }
     // A new one may begin on the tab once the first ended.
     let again = hand_off(&stack, tab, "once more", 800);
-    let result = answer(again, Duration::from_secs(10)).await.expect("handoff");
+    let result = answer(again, Duration::from_secs(10))
+        .await
+        .expect("handoff");
     assert_eq!(result["outcome"], "timeout");
 }
 
@@ -138,35 +164,67 @@ async fn give_up_timeout_a_closed_tab_and_stop_all_each_answer_once() {
     // Give up, as the popup's button sends it.
     let request = hand_off(&stack, tab, "Approve the payment in your bank app", 60_000);
     wait_listed(&stack, &popup, tab).await;
-    let give_up = format!("return await chrome.runtime.sendMessage({{ cmd: 'handoffGiveUp', tabId: {tab} }})");
+    let give_up = format!(
+        "return await chrome.runtime.sendMessage({{ cmd: 'handoffGiveUp', tabId: {tab} }})"
+    );
     let status = in_popup(&stack, &popup, &give_up).await;
-    assert!(status["handoffs"].as_array().is_some_and(Vec::is_empty), "{status}");
-    let result = answer(request, Duration::from_secs(10)).await.expect("handoff");
+    assert!(
+        status["handoffs"].as_array().is_some_and(Vec::is_empty),
+        "{status}"
+    );
+    let result = answer(request, Duration::from_secs(10))
+        .await
+        .expect("handoff");
     assert_eq!(result["outcome"], "cancelled");
     // A Done for a hand-off already answered changes nothing.
-    let done = format!("return await chrome.runtime.sendMessage({{ cmd: 'handoffDone', tabId: {tab} }})");
+    let done =
+        format!("return await chrome.runtime.sendMessage({{ cmd: 'handoffDone', tabId: {tab} }})");
     in_popup(&stack, &popup, &done).await;
 
     // Nobody comes: timeout at the limit, not before.
     let started = Instant::now();
-    let result = answer(hand_off(&stack, tab, "Solve the captcha", 1_500), Duration::from_secs(15))
-        .await
-        .expect("handoff");
+    let result = answer(
+        hand_off(&stack, tab, "Solve the captcha", 1_500),
+        Duration::from_secs(15),
+    )
+    .await
+    .expect("handoff");
     assert_eq!(result["outcome"], "timeout");
-    assert!(started.elapsed() >= Duration::from_millis(1_500), "{result}");
-    assert!(result["elapsedMs"].as_u64().is_some_and(|ms| ms >= 1_500), "{result}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1_500),
+        "{result}"
+    );
+    assert!(
+        result["elapsedMs"].as_u64().is_some_and(|ms| ms >= 1_500),
+        "{result}"
+    );
     assert_eq!(badge(&stack, &popup).await, "");
 
     // Stop all during a hand-off: cancelled, as every request of a stopped session.
     let request = hand_off(&stack, tab, "Log in", 60_000);
     wait_listed(&stack, &popup, tab).await;
-    in_popup(&stack, &popup, "return await chrome.runtime.sendMessage({ cmd: 'stopAll' })").await;
-    let error = answer(request, Duration::from_secs(10)).await.expect_err("stopped");
+    in_popup(
+        &stack,
+        &popup,
+        "return await chrome.runtime.sendMessage({ cmd: 'stopAll' })",
+    )
+    .await;
+    let error = answer(request, Duration::from_secs(10))
+        .await
+        .expect_err("stopped");
     assert_eq!(error.code, "cancelled", "{error}");
-    in_popup(&stack, &popup, "return await chrome.runtime.sendMessage({ cmd: 'resume' })").await;
+    in_popup(
+        &stack,
+        &popup,
+        "return await chrome.runtime.sendMessage({ cmd: 'resume' })",
+    )
+    .await;
 
     // The person closes the tab: session_not_found, and the hand-off is gone.
-    let tab = stack.open("handoff/page.html", None).await.expect("open again");
+    let tab = stack
+        .open("handoff/page.html", None)
+        .await
+        .expect("open again");
     let request = hand_off(&stack, tab, "Enter the code we sent you", 60_000);
     wait_listed(&stack, &popup, tab).await;
     let target = stack
@@ -175,18 +233,28 @@ async fn give_up_timeout_a_closed_tab_and_stop_all_each_answer_once() {
         .await
         .expect("targets")
         .into_iter()
-        .find(|t| t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.ends_with("handoff/page.html")))
+        .find(|t| {
+            t["type"] == "page"
+                && t["url"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with("handoff/page.html"))
+        })
         .expect("the tab's target");
     stack
         .chromium
         .close_target(target["targetId"].as_str().expect("targetId"))
         .await
         .expect("close the tab");
-    let error = answer(request, Duration::from_secs(10)).await.expect_err("tab closed");
+    let error = answer(request, Duration::from_secs(10))
+        .await
+        .expect_err("tab closed");
     assert_eq!(error.code, "session_not_found", "{error}");
     let until = Instant::now() + Duration::from_secs(5);
     while listed(&stack, &popup).await != json!([]) || badge(&stack, &popup).await != "" {
-        assert!(Instant::now() < until, "the closed tab's hand-off stayed on show");
+        assert!(
+            Instant::now() < until,
+            "the closed tab's hand-off stayed on show"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -205,16 +273,32 @@ async fn a_login_wall_that_goes_after_a_navigation_answers_done_cleared() {
     tokio::time::sleep(Duration::from_millis(1_500)).await;
 
     // A wrong password: another login page loads, the wall stands, it waits on.
-    let go = |page: &str| format!("location.href = '{}'; return true", stack.fixtures.url(page));
-    stack.eval(tab, &go("handoff/login-again.html")).await.expect("navigate");
+    let go = |page: &str| {
+        format!(
+            "location.href = '{}'; return true",
+            stack.fixtures.url(page)
+        )
+    };
+    stack
+        .eval(tab, &go("handoff/login-again.html"))
+        .await
+        .expect("navigate");
     tokio::time::sleep(Duration::from_millis(2_000)).await;
-    assert!(!request.is_finished(), "a page that still shows the wall ended the hand-off");
+    assert!(
+        !request.is_finished(),
+        "a page that still shows the wall ended the hand-off"
+    );
     let still = stack.extract(tab).await;
     assert_eq!(still["url"], stack.fixtures.url("handoff/login-again.html"));
 
     // Signed in: the next load shows no wall, and the hand-off is done by itself.
-    stack.eval(tab, &go("handoff/signed-in.html?user=marta")).await.expect("navigate");
-    let result = answer(request, Duration::from_secs(15)).await.expect("handoff");
+    stack
+        .eval(tab, &go("handoff/signed-in.html?user=marta"))
+        .await
+        .expect("navigate");
+    let result = answer(request, Duration::from_secs(15))
+        .await
+        .expect("handoff");
     assert_eq!(result["outcome"], "done", "{result}");
     assert_eq!(result["cleared"], true, "{result}");
     let page = stack.extract(tab).await;
@@ -226,10 +310,22 @@ async fn bad_hand_offs_are_refused_before_anything_shows() {
     let stack = Arc::new(Stack::start().await.expect("stack"));
     let tab = stack.open("handoff/page.html", None).await.expect("open");
     for (action, field) in [
-        (json!({"action": "handoff", "tabId": tab, "reason": "x", "timeoutMs": 600_001}), "timeoutMs"),
-        (json!({"action": "handoff", "tabId": tab, "reason": " ", "timeoutMs": 1000}), "reason"),
-        (json!({"action": "handoff", "tabId": tab, "timeoutMs": 1000}), "reason"),
-        (json!({"action": "handoff", "tabId": tab, "reason": "x"}), "timeoutMs"),
+        (
+            json!({"action": "handoff", "tabId": tab, "reason": "x", "timeoutMs": 600_001}),
+            "timeoutMs",
+        ),
+        (
+            json!({"action": "handoff", "tabId": tab, "reason": " ", "timeoutMs": 1000}),
+            "reason",
+        ),
+        (
+            json!({"action": "handoff", "tabId": tab, "timeoutMs": 1000}),
+            "reason",
+        ),
+        (
+            json!({"action": "handoff", "tabId": tab, "reason": "x"}),
+            "timeoutMs",
+        ),
         (
             json!({"action": "batch", "actions": [{"action": "handoff", "reason": "x", "timeoutMs": 10}]}),
             "handoff",

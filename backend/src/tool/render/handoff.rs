@@ -20,12 +20,12 @@ pub(super) fn render_handoff(result: &HandoffResult) -> String {
             "cancelled (the person gave up)",
             "stop and report; do not retry",
         ),
-        HandoffOutcome::Timeout => (
-            "timeout (nobody answered)",
-            "stop and report",
-        ),
+        HandoffOutcome::Timeout => ("timeout (nobody answered)", "stop and report"),
     };
-    format!("handoff tab {}: {how} after {secs} s: {next}", result.tab_id)
+    format!(
+        "handoff tab {}: {how} after {secs} s: {next}",
+        result.tab_id
+    )
 }
 
 #[cfg(test)]
