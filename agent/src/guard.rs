@@ -89,6 +89,12 @@ impl RepeatGuard {
         }
     }
 
+    /// Forgets the last call: the page changed under it (the person acted in
+    /// a hand-off), so the same read is new again.
+    pub fn clear(&mut self) {
+        self.last = None;
+    }
+
     /// Records an executed call and whether it failed.
     pub fn record(&mut self, fingerprint: String, action: &str, failed: bool) {
         let read_only = READ_ONLY_ACTIONS.contains(&action);

@@ -13,11 +13,13 @@
 //!   an MCP host, rmcp's client).
 //! - [`observe`]: tool results rendered for the model (the `browser` tool's
 //!   renderer, [`browser_bridge_backend::tool::render`]).
-//! - [`runner`]: the ReAct loop.
+//! - [`runner`]: the ReAct loop; [`handoff`]: `run --handoff`, the tab handed
+//!   to the person at an obstacle `high`.
 //! - [`report`]: the events a run emits and its final report.
 
 pub mod conversation;
 pub mod guard;
+pub mod handoff;
 pub mod llm;
 pub mod mcp;
 pub mod observe;

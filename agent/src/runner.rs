@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use browser_bridge_protocol::handoff::HandoffOutcome;
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
 use serde_json::{Value, json};
 use tokio::time::timeout_at;
@@ -16,6 +17,7 @@ use crate::guard::{
     CHECK_ACTION, CheckLedger, LoopDetector, ReflectionBudget, RepeatGuard, Status, check_target,
     fingerprint, parse_status,
 };
+use crate::handoff;
 use crate::llm::{Model, ToolSpec, Usage};
 use crate::mcp::McpHost;
 use crate::observe::{self, Observation, Terminal};
@@ -47,6 +49,10 @@ pub struct RunOptions {
     /// Actions that take `observe` observe unless the model says otherwise
     /// (default true; `run --no-observe` turns it off).
     pub observe: bool,
+    /// `run --handoff`: on an obstacle `high`, hand the tab to the person for
+    /// this long (at most ten minutes) and go on when they are done; `None`:
+    /// stop there. The person's time does not count against `timeout`.
+    pub handoff: Option<Duration>,
 }
 
 impl RunOptions {
@@ -58,6 +64,7 @@ impl RunOptions {
             max_steps: DEFAULT_MAX_STEPS,
             timeout: DEFAULT_TIMEOUT,
             observe: true,
+            handoff: None,
         }
     }
 }
@@ -138,6 +145,8 @@ struct Run<'a, B, P> {
     deadline: tokio::time::Instant,
     timeout: Duration,
     observe: bool,
+    handoff: Option<Duration>,
+    handoffs: u32,
     steps: u32,
     actions: u32,
     usage: Usage,
@@ -158,6 +167,8 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
             deadline: tokio::time::Instant::now() + options.timeout,
             timeout: options.timeout,
             observe: options.observe,
+            handoff: options.handoff,
+            handoffs: 0,
             steps: 0,
             actions: 0,
             usage: Usage::default(),
@@ -274,52 +285,53 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
                 } else {
                     fingerprint(&json!({"tool": call.name, "arguments": call.arguments}))
                 };
-                let (observation, refused, ms) = if !browser && !self.mcp.knows(&call.name) {
-                    let mut offered = vec![tool::TOOL_NAME.to_owned()];
-                    offered.extend(self.mcp.specs().into_iter().map(|spec| spec.name));
-                    let error = BridgeError::invalid_request(format!(
-                        "unknown tool `{}`; the tools are: {}",
-                        call.name,
-                        offered.join(", ")
-                    ));
-                    (observe::of_error(&error), false, 0)
-                } else if let Some(refusal) = self.repeats.check(&print) {
-                    let text = refusal.message().to_owned();
-                    let observation = Observation {
-                        content: text.clone(),
-                        outcome: "refused (identical repeat)".into(),
-                        failure: Some(text),
-                        terminal: None,
-                        snapshot: false,
-                    };
-                    (observation, true, 0)
-                } else {
-                    let started = Instant::now();
-                    let executed = if browser {
-                        timeout_at(self.deadline, self.execute(&call.arguments)).await
+                let (mut observation, refused, ms, result) =
+                    if !browser && !self.mcp.knows(&call.name) {
+                        let mut offered = vec![tool::TOOL_NAME.to_owned()];
+                        offered.extend(self.mcp.specs().into_iter().map(|spec| spec.name));
+                        let error = BridgeError::invalid_request(format!(
+                            "unknown tool `{}`; the tools are: {}",
+                            call.name,
+                            offered.join(", ")
+                        ));
+                        (observe::of_error(&error), false, 0, None)
+                    } else if let Some(refusal) = self.repeats.check(&print) {
+                        let text = refusal.message().to_owned();
+                        let observation = Observation {
+                            content: text.clone(),
+                            outcome: "refused (identical repeat)".into(),
+                            failure: Some(text),
+                            terminal: None,
+                            snapshot: false,
+                        };
+                        (observation, true, 0, None)
                     } else {
-                        timeout_at(self.deadline, self.mcp.call(&call.name, &call.arguments))
-                            .await
-                            .map(observe::of_mcp)
+                        let started = Instant::now();
+                        let executed = if browser {
+                            timeout_at(self.deadline, self.execute_typed(&call.arguments)).await
+                        } else {
+                            timeout_at(self.deadline, self.mcp.call(&call.name, &call.arguments))
+                                .await
+                                .map(|outcome| (observe::of_mcp(outcome), None))
+                        };
+                        let Ok((observation, result)) = executed else {
+                            return self.timed_out();
+                        };
+                        if !browser {
+                            self.report_withdrawals(step);
+                        }
+                        self.actions += 1;
+                        self.repeats
+                            .record(print.clone(), &action, observation.failure.is_some());
+                        if action == CHECK_ACTION {
+                            self.checks.record(
+                                check_target(&call.arguments),
+                                observation.failure.is_none(),
+                                observation.failure.as_deref().unwrap_or_default(),
+                            );
+                        }
+                        (observation, false, elapsed_ms(started), result)
                     };
-                    let Ok(observation) = executed else {
-                        return self.timed_out();
-                    };
-                    if !browser {
-                        self.report_withdrawals(step);
-                    }
-                    self.actions += 1;
-                    self.repeats
-                        .record(print.clone(), &action, observation.failure.is_some());
-                    if action == CHECK_ACTION {
-                        self.checks.record(
-                            check_target(&call.arguments),
-                            observation.failure.is_none(),
-                            observation.failure.as_deref().unwrap_or_default(),
-                        );
-                    }
-                    (observation, false, elapsed_ms(started))
-                };
                 self.progress.event(&AgentEvent::ToolResult {
                     step,
                     call_id: call.id.clone(),
@@ -330,8 +342,13 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
                     error: observation.failure.clone(),
                     ms,
                 });
-                if let Some(terminal) = observation.terminal {
-                    return terminal_stop(terminal);
+                if let Some(terminal) = observation.terminal.take() {
+                    match self.hand_off(step, terminal, result.as_ref()).await {
+                        Ok(line) => {
+                            observation.content = format!("{}\n{line}", observation.content)
+                        }
+                        Err(stop) => return stop,
+                    }
                 }
                 if let Some(found) = self.loops.push(print) {
                     return (StopReason::Loop(found), self.last_text.clone());
@@ -441,10 +458,80 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
             error: observation.failure.clone(),
             ms: elapsed_ms(started),
         });
-        if let Some(terminal) = observation.terminal.clone() {
-            return Err(terminal_stop(terminal));
+        let mut observation = observation;
+        if let Some(terminal) = observation.terminal.take() {
+            let line = self.hand_off(0, terminal, result.as_ref()).await?;
+            observation.content = format!("{}\n{line}", observation.content);
         }
         Ok((observation, result))
+    }
+
+    /// A terminal result: with `--handoff` and an obstacle, the tab goes to the
+    /// person (`handoff`, with its own events); `Ok(line)`, its rendering, when
+    /// they are done and the run goes on, else the run's stop.
+    async fn hand_off(
+        &mut self,
+        step: u32,
+        terminal: Terminal,
+        result: Option<&ActionResult>,
+    ) -> Result<String, Stop> {
+        let (Some(wait), Terminal::Obstacle { kind, message }, Some(tab)) = (
+            self.handoff,
+            &terminal,
+            result.and_then(ActionResult::tab_id),
+        ) else {
+            return Err(terminal_stop(terminal));
+        };
+        if self.handoffs >= handoff::MAX_HANDOFFS {
+            return Err(terminal_stop(terminal));
+        }
+        self.handoffs += 1;
+        let action = handoff::action(tab, kind, message, wait);
+        let arguments = serde_json::to_value(&action).unwrap_or_default();
+        let call_id = format!("handoff-{}", self.handoffs);
+        self.progress.event(&AgentEvent::ToolCall {
+            step,
+            call_id: call_id.clone(),
+            action: "handoff".into(),
+            target: format!("tab {tab}"),
+            arguments,
+            usage: Usage::default(),
+        });
+        let started = Instant::now();
+        let answered = self.bridge.act(action).await;
+        // The person's time is not the agent's: the run's clock stops meanwhile.
+        self.deadline += started.elapsed();
+        self.actions += 1;
+        let (observation, done) = match &answered {
+            Ok(ActionResult::Handoff(r)) => (
+                observe::of_result(&ActionResult::Handoff(r.clone()), false),
+                (r.outcome == HandoffOutcome::Done).then_some(r),
+            ),
+            Ok(other) => (observe::of_result(other, false), None),
+            Err(error) => (observe::of_error(error), None),
+        };
+        self.progress.event(&AgentEvent::ToolResult {
+            step,
+            call_id,
+            action: "handoff".into(),
+            ok: observation.failure.is_none(),
+            refused: false,
+            outcome: observation.outcome.clone(),
+            error: observation.failure.clone(),
+            ms: elapsed_ms(started),
+        });
+        if done.is_some() {
+            // The person changed the page: the model's next read is a new one.
+            self.repeats.clear();
+            return Ok(observation.content);
+        }
+        let handed = match &answered {
+            Ok(ActionResult::Handoff(r)) => Some(r),
+            _ => None,
+        };
+        let answer = handoff::stopped_answer(kind, message, handed);
+        let (kind, message) = (kind.clone(), message.clone());
+        Err((StopReason::Obstacle { kind, message }, answer))
     }
 
     /// Reports, once each, the MCP servers withdrawn since the last report.
@@ -458,12 +545,8 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
         }
     }
 
-    /// Decodes and executes one `browser` call and renders what came back.
-    async fn execute(&self, arguments: &Value) -> Observation {
-        self.execute_typed(arguments).await.0
-    }
-
-    /// [`Run::execute`], also returning the typed result when there is one.
+    /// Decodes and executes one `browser` call and renders what came back, with
+    /// the typed result when there is one.
     async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
         let decoded = tool::decode(arguments.as_object().cloned());
         let (mut action, include_text): (Action, bool) = match decoded {

@@ -3,6 +3,7 @@
 //! take a clone.
 
 use crate::cdp::Events;
+use crate::handoffs::Handoffs;
 use crate::lifecycle::Gate;
 use crate::outbox::Outbox;
 use crate::sessions::Sessions;
@@ -18,6 +19,8 @@ pub struct App {
     pub outbox: Outbox,
     /// Closed until a new worker took back its sessions.
     pub gate: Gate,
+    /// The hand-offs waiting for the person (§5 "Hand-off").
+    pub handoffs: Handoffs,
 }
 
 impl Default for App {
@@ -29,6 +32,7 @@ impl Default for App {
             events: Events::default(),
             outbox,
             gate: Gate::closed(),
+            handoffs: Handoffs::default(),
         }
     }
 }

@@ -71,6 +71,19 @@ extern "C" {
 
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getManifest)]
     fn runtime_get_manifest() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn runtime_get_url_raw(path: &str) -> Result<String, JsValue>;
+
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "notifications"], js_name = create)]
+    fn notifications_create_raw(id: &str, options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "notifications"], js_name = clear)]
+    fn notifications_clear_raw(id: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "notifications"], js_name = getAll)]
+    fn notifications_get_all_raw() -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeText)]
+    fn action_set_badge_text_raw(details: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeBackgroundColor)]
+    fn action_set_badge_background_color_raw(details: &JsValue) -> Result<Promise, JsValue>;
 
     #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
     fn random_uuid_raw() -> String;
@@ -371,6 +384,47 @@ pub fn idle_set_detection_interval(seconds: u32) {
             js_error_message(&e)
         ));
     }
+}
+
+/// `chrome.notifications.create(id, options)` (an existing id is replaced).
+pub async fn notifications_create(
+    id: &str,
+    options: &serde_json::Value,
+) -> Result<(), ChromeError> {
+    call(notifications_create_raw(id, &to_js(options)))
+        .await
+        .map(|_| ())
+}
+
+/// `chrome.notifications.clear(id)`.
+pub async fn notifications_clear(id: &str) -> Result<(), ChromeError> {
+    call(notifications_clear_raw(id)).await.map(|_| ())
+}
+
+/// The ids of `chrome.notifications.getAll()`.
+pub async fn notifications_ids() -> Result<Vec<String>, ChromeError> {
+    let all: serde_json::Map<String, serde_json::Value> =
+        from_js(&call(notifications_get_all_raw()).await?)?;
+    Ok(all.into_iter().map(|(id, _)| id).collect())
+}
+
+/// `chrome.action.setBadgeText({text})` and, when `text` is not empty,
+/// `setBadgeBackgroundColor({color})`: the toolbar icon's badge, on every tab.
+pub async fn action_set_badge(text: &str, color: &str) -> Result<(), ChromeError> {
+    call(action_set_badge_text_raw(&to_js(
+        &serde_json::json!({ "text": text }),
+    )))
+    .await?;
+    if !text.is_empty() {
+        let color = serde_json::json!({ "color": color });
+        call(action_set_badge_background_color_raw(&to_js(&color))).await?;
+    }
+    Ok(())
+}
+
+/// `chrome.runtime.getURL(path)`: the extension's own resource.
+pub fn runtime_url(path: &str) -> String {
+    runtime_get_url_raw(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// `chrome.runtime.getManifest().version`.

@@ -72,9 +72,13 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     let tab = tab_for(app, &action).await?;
     let lock = sessions.lock(tab);
     // handle_dialog must not queue behind an action a dialog is blocking; the
-    // downloads' reads do not touch the page and may wait for minutes.
+    // downloads' reads do not touch the page and may wait for minutes; a
+    // hand-off waits on the person for minutes and holds nothing of the tab.
     let _guard = match action {
-        Action::HandleDialog(_) | Action::WaitForDownload(_) | Action::ListDownloads(_) => None,
+        Action::HandleDialog(_)
+        | Action::WaitForDownload(_)
+        | Action::ListDownloads(_)
+        | Action::Handoff(_) => None,
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
@@ -102,7 +106,8 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
             | Action::WaitForDownload(_)
             | Action::ListDownloads(_)
     );
-    if !matches!(action, Action::HandleDialog(_))
+    // The person answers a dialog during a hand-off.
+    if !matches!(action, Action::HandleDialog(_) | Action::Handoff(_))
         && !reads_buffers
         && let Some(Some(dialog)) = sessions.with(tab, |s| s.dialog.clone())
     {

@@ -13,8 +13,8 @@
 //!   backoff, tab resolution, keys, image size, messages, settings keys;
 //! - `chrome` (bindings), `cdp` (typed commands with timeouts, event waiters),
 //!   `outbox` (what goes to the backend);
-//! - `sessions` (§10), then `lifecycle` (restart, panic hook) and `app` (the
-//!   shared state);
+//! - `sessions` (§10), `handoffs` (what shows a hand-off to the person), then
+//!   `lifecycle` (restart, panic hook) and `app` (the shared state);
 //! - `actions` (§5), `extract` (§6), `page_tools` (§9), `runtime`;
 //! - `dispatch` (one response per request), `connection` (socket, handshake,
 //!   keep-alive);
@@ -28,6 +28,7 @@ pub mod connection;
 pub mod core;
 pub mod dispatch;
 pub mod extract;
+pub mod handoffs;
 pub mod lifecycle;
 pub mod outbox;
 pub mod page_tools;
@@ -45,6 +46,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::app::App;
 use crate::connection::Connection;
 use crate::core::connection::Status;
+use crate::core::handoff::{Answer, PendingView, tab_of_notification};
 use crate::core::settings::{Change, keys};
 use crate::lifecycle::PanicSite;
 use crate::sessions::devtools::devtools_routed;
@@ -97,6 +99,7 @@ impl Worker {
         future_to_promise(async move {
             app.sessions.load_settings().await;
             connection.ensure();
+            handoffs::clear_leftovers().await;
             lifecycle::restore(&app.sessions, &app.outbox, &app.gate).await;
             if let Err(e) = chrome::alarms_create("keepalive", KEEPALIVE_ALARM_MINUTES).await {
                 chrome::log(&format!("alarms.create: {e}"));
@@ -128,16 +131,29 @@ impl Worker {
                 }
             }
             "idle" => sessions.on_idle_state(&args.get(0).as_string().unwrap_or_default()),
+            "notificationButton" => {
+                let tab = args
+                    .get(0)
+                    .as_string()
+                    .and_then(|id| tab_of_notification(&id));
+                let answer = args
+                    .get(1)
+                    .as_f64()
+                    .and_then(|i| Answer::of_button(i as u32));
+                if let (Some(tab), Some(answer)) = (tab, answer) {
+                    self.app.handoffs.answer(tab, answer);
+                }
+            }
             "storage" => self.on_storage_changed(&args),
             other => chrome::log(&format!("unknown event {other} ignored")),
         }
     }
 
     /// A popup/options request (`chrome.runtime.sendMessage`): `{cmd: "status" |
-    /// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "panic" (with
-    /// `sync?`)}` (`panic`: the recovery self-test,
-    /// [`lifecycle::panic_on_request`]); resolves to the status object
-    /// `{connection, sessions, globalStop}`.
+    /// "stop" (with tabId) | "stopAll" | "resume" | "reconnect" | "handoffDone" |
+    /// "handoffGiveUp" (with tabId) | "panic" (with `sync?`)}` (`panic`: the
+    /// recovery self-test, [`lifecycle::panic_on_request`]); resolves to the
+    /// status object `{connection, sessions, globalStop, handoffs}`.
     pub fn popup_message(&self, message: JsValue) -> Promise {
         let message: PopupMessage = chrome::from_js(&message).unwrap_or_default();
         if message.cmd == "panic" {
@@ -162,12 +178,17 @@ impl Worker {
                 "stopAll" => sessions.stop_all().await,
                 "resume" => sessions.resume().await,
                 "reconnect" => connection.reconnect(),
-                _ => {}
+                cmd => {
+                    if let (Some(answer), Some(tab)) = (Answer::of_popup(cmd), message.tab_id) {
+                        app.handoffs.answer(tab, answer);
+                    }
+                }
             }
             let status = PopupStatus {
                 connection: connection.status(),
                 sessions: sessions.popup_list(),
                 global_stop: sessions.global_stopped(),
+                handoffs: app.handoffs.views(),
             };
             Ok(chrome::to_js(&status))
         })
@@ -260,4 +281,5 @@ struct PopupStatus {
     connection: Option<Status>,
     sessions: Vec<PopupSession>,
     global_stop: bool,
+    handoffs: Vec<PendingView>,
 }

@@ -138,6 +138,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => deliver('debugge
 chrome.debugger.onDetach.addListener((source, reason) => deliver('debuggerDetach', source, reason));
 chrome.idle.onStateChanged.addListener((state) => deliver('idle', state));
 chrome.storage.onChanged.addListener((changes, area) => deliver('storage', changes, area));
+// A hand-off's Done (0) and Give up (1) buttons.
+chrome.notifications.onButtonClicked.addListener((id, index) => deliver('notificationButton', id, index));
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only our own pages (popup, options) may talk to the worker.
   if (sender.id !== chrome.runtime.id || !String(sender.url || '').startsWith(location.origin)) {

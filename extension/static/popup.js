@@ -1,5 +1,6 @@
-// Popup: measured connection state (from the worker, never a stored flag), live
-// sessions with Stop, Stop all / Resume, pairing token entry.
+// Popup: measured connection state (from the worker, never a stored flag), the
+// agent's hand-offs waiting for the person (Done / Give up), live sessions with
+// Stop, Stop all / Resume, pairing token entry.
 const $ = (id) => document.getElementById(id);
 
 function ago(ms) {
@@ -36,8 +37,41 @@ function render(status) {
     list.append(li);
   }
   $('no-sessions').hidden = status.sessions.length > 0;
+  renderHandoffs(status.handoffs || []);
   $('stop-all').hidden = status.globalStop;
   $('resume').hidden = !status.globalStop;
+}
+
+// Each hand-off: the agent's reason (as text: never markup), the tab, the time
+// left, and the person's two answers.
+function renderHandoffs(handoffs) {
+  const list = $('handoffs');
+  list.replaceChildren();
+  for (const h of handoffs) {
+    const li = document.createElement('li');
+    li.dataset.tabId = h.tabId;
+    const reason = document.createElement('p');
+    reason.className = 'handoff-reason';
+    reason.textContent = h.reason;
+    const meta = document.createElement('span');
+    meta.className = 'muted';
+    const left = Math.max(0, Math.round((h.deadlineAt - Date.now()) / 1000));
+    meta.textContent = `tab #${h.tabId} · ${left} s left`;
+    const done = document.createElement('button');
+    done.textContent = 'Done';
+    done.className = 'primary handoff-done';
+    done.addEventListener('click', () => send({ cmd: 'handoffDone', tabId: h.tabId }));
+    const giveUp = document.createElement('button');
+    giveUp.textContent = 'Give up';
+    giveUp.className = 'danger handoff-give-up';
+    giveUp.addEventListener('click', () => send({ cmd: 'handoffGiveUp', tabId: h.tabId }));
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(done, giveUp);
+    li.append(reason, meta, row);
+    list.append(li);
+  }
+  $('handoffs-section').hidden = handoffs.length === 0;
 }
 
 // The last internal error the worker recovered from (background.js stores it).

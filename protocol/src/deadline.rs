@@ -29,6 +29,7 @@ impl Action {
             Action::Evaluate(_) => EVALUATE_DEADLINE_MS,
             Action::WaitFor(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
             Action::WaitForDownload(p) => p.timeout_ms() + WAIT_FOR_SLACK_MS,
+            Action::Handoff(p) => p.timeout_ms + crate::handoff::HANDOFF_SLACK_MS,
             // Each field (and the submit click) as one `type`, `select_option` or `click`.
             Action::FillForm(p) => composite(
                 (p.fields.len() as u64 + u64::from(p.submit.is_some())) * DEFAULT_DEADLINE_MS,

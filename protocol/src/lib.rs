@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod extract;
+pub mod handoff;
 pub mod ids;
 pub mod page_tools;
 pub mod pointer;

@@ -10,6 +10,7 @@ use crate::devtools::{ConsoleMessagesResult, NetworkRequestsResult, NetworkRespo
 use crate::downloads::{Download, ListDownloadsResult, WaitForDownloadResult};
 use crate::error::BridgeError;
 use crate::extract::{Changes, ExtractResult};
+use crate::handoff::HandoffResult;
 use crate::ids::{TabId, WindowId};
 use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
 use crate::pointer::{DragResult, Hit, HoverResult};
@@ -87,6 +88,8 @@ pub enum ActionResult {
     WaitForDownload(WaitForDownloadResult),
     /// `list_downloads` (§10.2).
     ListDownloads(ListDownloadsResult),
+    /// `handoff`.
+    Handoff(HandoffResult),
 }
 
 /// `{tabId}`.
@@ -605,6 +608,7 @@ impl ActionResult {
             R::NetworkResponseBody(r) => r.tab_id,
             R::WaitForDownload(r) => r.tab_id,
             R::ListDownloads(r) => r.tab_id,
+            R::Handoff(r) => r.tab_id,
         })
     }
 }
@@ -615,6 +619,7 @@ impl crate::decode::NamedDecode for ActionResult {
         use crate::action::ActionKind;
         use crate::devtools::*;
         use crate::downloads::*;
+        use crate::handoff::HandoffResult;
         use crate::page_tools::{CallPageToolResult, ListPageToolsResult};
         use crate::result::*;
         // Results are named after their actions (checked by `result::tests`).
@@ -648,6 +653,7 @@ impl crate::decode::NamedDecode for ActionResult {
             NetworkResponseBody(NetworkResponseBodyResult),
             WaitForDownload(WaitForDownloadResult),
             ListDownloads(ListDownloadsResult),
+            Handoff(HandoffResult),
         })
     }
 }

@@ -123,13 +123,13 @@ pub fn tool_schema() -> Value {
 /// say enough (defaults, formats, units); the others carry none. Each is what a
 /// model needs, in as few words as will do.
 pub const TOOL_PARAM_NOTES: &[(&str, &str)] = &[
-    ("clear", "default true; false appends"),
+    ("clear", "false appends"),
     ("expression", "async function body: `return` the value"),
-    ("focus", "user's window, not the agent's"),
+    ("focus", "user's window"),
     ("key", "KeyboardEvent.key"),
     ("keystrokes", "key by key"),
     ("paths", "absolute"),
-    ("timeoutMs", "max 30000; downloads 300000"),
+    ("timeoutMs", "<=30000; downloads 300000, handoff 600000"),
     ("values", "values or labels"),
 ];
 

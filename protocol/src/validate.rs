@@ -13,6 +13,7 @@ use crate::action::{
 use crate::devtools::LIST_LIMIT_MAX;
 use crate::downloads::{DOWNLOADS_LIMIT_MAX, WAIT_FOR_DOWNLOAD_MAX_TIMEOUT_MS};
 use crate::error::BridgeError;
+use crate::handoff::{HANDOFF_MAX_TIMEOUT_MS, HANDOFF_REASON_MAX_CHARS};
 use crate::ids::Uid;
 
 impl Action {
@@ -199,6 +200,24 @@ impl Action {
             Action::NetworkResponseBody(p) if p.request_id.is_empty() => {
                 fail("requestId must not be empty: take one from network_requests".into())
             }
+            Action::Handoff(p) => {
+                if p.reason.trim().is_empty() {
+                    return fail("reason must not be empty: say what the person should do".into());
+                }
+                let chars = p.reason.chars().count();
+                if chars > HANDOFF_REASON_MAX_CHARS {
+                    return fail(format!(
+                        "reason must be at most {HANDOFF_REASON_MAX_CHARS} characters, got {chars}"
+                    ));
+                }
+                match p.timeout_ms {
+                    0 => fail("timeoutMs must be at least 1".into()),
+                    ms if ms > HANDOFF_MAX_TIMEOUT_MS => fail(format!(
+                        "timeoutMs must be at most {HANDOFF_MAX_TIMEOUT_MS}, got {ms}"
+                    )),
+                    _ => Ok(()),
+                }
+            }
             Action::FillForm(p) => {
                 if p.fields.is_empty() || p.fields.len() > FILL_FORM_MAX_FIELDS {
                     return fail(format!(
@@ -286,6 +305,8 @@ fn check_batch_parts(actions: Option<&Value>) -> Result<(), BridgeError> {
 fn not_batchable(name: &str) -> String {
     if name == "batch" {
         "a batch cannot hold another batch: put its actions in this one".into()
+    } else if name == "handoff" {
+        "handoff cannot be part of a batch (it waits for the person): call it on its own".into()
     } else {
         format!(
             "{name} cannot be part of a batch (a batch runs actions of one tab): call it on its own"

@@ -178,6 +178,10 @@ fn deadlines_per_action() {
         ),
         (json!({"action": "click", "uid": "e1"}), DEFAULT_DEADLINE_MS),
         (json!({"action": "list_tabs"}), DEFAULT_DEADLINE_MS),
+        (
+            json!({"action": "handoff", "reason": "log in", "timeoutMs": 600000}),
+            605_000,
+        ),
     ];
     for (action, ms) in cases {
         assert_eq!(parse(action.clone()).deadline_ms(), ms, "{action}");
@@ -206,6 +210,7 @@ fn every_action_name_decodes_and_names_itself() {
             "fill_form" => json!({"action": name, "fields": [{"uid": "e1", "value": "x"}]}),
             "batch" => json!({"action": name, "actions": [{"action": "extract"}]}),
             "network_response_body" => json!({"action": name, "requestId": "1.2"}),
+            "handoff" => json!({"action": name, "reason": "solve the captcha", "timeoutMs": 1}),
             _ => json!({"action": name}),
         }
     };

@@ -29,11 +29,13 @@
 //! - a `click`/`hover` at x, y and a `drag` → the result as compact JSON without
 //!   `hit`, then `hit: e7 button "Save"` (uid when it has one, role, the name
 //!   quoted as in element lines: it is the page's text).
+//! - `handoff` → one line: the outcome and what to do next (`render/handoff.rs`).
 //! - every other action → its result as compact JSON.
 //! - errors → `code: message` (the tool result carries `isError: true`).
 
 mod devtools;
 mod downloads;
+mod handoff;
 mod observed;
 mod page_tools;
 
@@ -126,6 +128,7 @@ pub fn render_text(result: &ActionResult, include_text: bool) -> String {
         ActionResult::NetworkResponseBody(r) => devtools::render_body(r),
         ActionResult::WaitForDownload(r) => downloads::render_wait(r),
         ActionResult::ListDownloads(r) => downloads::render_list(r),
+        ActionResult::Handoff(r) => handoff::render_handoff(r),
         other => {
             let (bare, hit) = match hit_of(other) {
                 Some((bare, hit)) => (bare, Some(hit)),

@@ -208,4 +208,31 @@ mod tests {
         assert_eq!(args.connect_wait, Duration::ZERO);
         assert!(Cli::try_parse_from(["browser-bridge", "schema", "--envelope", "--tool"]).is_err());
     }
+
+    /// `--handoff` alone waits 10 minutes and leaves the task to be the task;
+    /// `--handoff=D` takes 1 ms to 10 minutes.
+    #[test]
+    fn handoff_waits() {
+        let handoff = |args: &[&str]| {
+            let argv = [&["browser-bridge", "run"], args].concat();
+            Cli::try_parse_from(argv).map(|cli| match cli.command {
+                Command::Run(run) => (run.handoff, run.task),
+                _ => panic!("not run"),
+            })
+        };
+        let ten = Some(Duration::from_secs(600));
+        assert_eq!(
+            handoff(&["--handoff", "log in"]).unwrap(),
+            (ten, "log in".into())
+        );
+        assert_eq!(
+            handoff(&["log in", "--handoff"]).unwrap(),
+            (ten, "log in".into())
+        );
+        let two = Some(Duration::from_secs(120));
+        assert_eq!(handoff(&["--handoff=2m", "x"]).unwrap(), (two, "x".into()));
+        assert_eq!(handoff(&["x"]).unwrap(), (None, "x".into()));
+        assert!(handoff(&["--handoff=11m", "x"]).is_err());
+        assert!(handoff(&["--handoff=0s", "x"]).is_err());
+    }
 }

@@ -101,6 +101,13 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) limits: LoopArgs,
+    /// At a login wall, captcha or denial (obstacle high), hand the tab to the
+    /// person and go on once they press Done, instead of stopping; waits
+    /// `--handoff=DURATION` (default and at most 10m). Their time does not count
+    /// against --timeout.
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, require_equals = true,
+          default_missing_value = "10m", value_parser = parse_handoff)]
+    pub(crate) handoff: Option<Duration>,
     /// Write one NDJSON event per line on stdout instead of the answer.
     #[arg(long)]
     pub(crate) json: bool,
@@ -142,4 +149,14 @@ pub(crate) struct ChatArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub(crate) browser: BrowserArgs,
+}
+
+/// A `--handoff` wait: a duration of 1 ms to 10 minutes (PROTOCOL.md §5
+/// "Hand-off").
+fn parse_handoff(text: &str) -> Result<Duration, String> {
+    let wait = parse_duration(text)?;
+    if wait.is_zero() || wait > browser_bridge_agent::handoff::DEFAULT_WAIT {
+        return Err(format!("--handoff takes 1ms to 10m, got {text:?}"));
+    }
+    Ok(wait)
 }

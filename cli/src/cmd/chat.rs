@@ -30,6 +30,7 @@ pub(crate) async fn chat(args: ChatArgs) -> ExitCode {
         max_steps: args.limits.max_steps,
         timeout: args.limits.timeout,
         observe: !args.limits.no_observe,
+        handoff: None,
         ..RunOptions::new("")
     };
     let bridge = connected.bridge.for_client(&generated_name("chat"));

@@ -35,6 +35,7 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
         max_steps: args.limits.max_steps,
         timeout: args.limits.timeout,
         observe: !args.limits.no_observe,
+        handoff: args.handoff,
     };
     let mut progress = CliProgress::new(args.json);
     let bridge = connected.bridge.for_client(&generated_name("run"));

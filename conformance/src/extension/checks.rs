@@ -160,6 +160,10 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         "page tools: a WebMCP tool the page registers → listed with source webmcp and called",
         webmcp_tool
     );
+    on_tab!(
+        "handoff: nobody answers → outcome timeout, not before timeoutMs; timeoutMs 600001 → invalid_request",
+        super::handoff::times_out
+    );
     on_tab!("actions: close_tab → session_ended shape", close_tab);
     conn.drain(Duration::from_millis(500)).await;
     let problems = conn.answer_problems();

@@ -7,6 +7,7 @@ mod checks;
 mod conn;
 mod devtools;
 mod downloads;
+mod handoff;
 mod page_tools;
 mod pointer;
 

@@ -10,6 +10,7 @@ pub mod evaluate;
 pub mod fill;
 pub mod forms;
 pub mod frames;
+pub mod handoff;
 pub mod input;
 pub mod marks;
 pub mod navigation;
@@ -37,7 +38,8 @@ use navigation::Go;
 /// (`beforeUnload: "accept"`). Not for
 /// `evaluate` (its dialogs are answered at once, §7), `click` and `press_key`
 /// (they report the dialog as a side effect, [`effects`]), `fill_form` (its
-/// steps come through here one by one) or `handle_dialog`.
+/// steps come through here one by one), `handle_dialog` or `handoff` (the
+/// person answers the dialogs they meet).
 ///
 /// # Errors
 /// The action's [`BridgeError`]; `invalid_action` for a dialog as above.
@@ -51,6 +53,7 @@ pub async fn run(app: &App, tab: TabId, action: Action) -> Result<ActionResult, 
             | Action::FillForm(_)
             | Action::WaitForDownload(_)
             | Action::ListDownloads(_)
+            | Action::Handoff(_)
     ) {
         return run_action(app, tab, action).await;
     }
@@ -145,6 +148,7 @@ async fn run_action(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         Action::NetworkResponseBody(p) => devtools::network_response_body(app, tab, p).await,
         Action::WaitForDownload(p) => downloads::wait_for_download(app, tab, p).await,
         Action::ListDownloads(p) => Ok(downloads::list_downloads(app, tab, p).await),
+        Action::Handoff(p) => handoff::handoff(app, tab, p).await,
         // Run by the dispatcher, part by part, under the tab's lock.
         Action::Batch(_) => Err(BridgeError::internal("batch routed as one action")),
         // Answered by the dispatcher before a tab is resolved.

@@ -8,6 +8,7 @@ pub mod connection;
 pub mod devtools;
 pub mod fill;
 pub mod frames;
+pub mod handoff;
 pub mod image;
 pub mod keys;
 pub mod marks;

@@ -111,9 +111,10 @@ impl Batch {
     }
 }
 
-/// Actions a `batch` may not hold: another batch, and the tab-management actions
-/// (a batch runs on one tab under its lock).
-pub const NOT_BATCHABLE: &[&str] = &["batch", "open_tab", "close_tab", "list_tabs"];
+/// Actions a `batch` may not hold: another batch, the tab-management actions
+/// (a batch runs on one tab under its lock), and `handoff` (it waits minutes for
+/// the person).
+pub const NOT_BATCHABLE: &[&str] = &["batch", "open_tab", "close_tab", "list_tabs", "handoff"];
 
 /// The schema of one `batch` part: one of the batchable actions, each branch the
 /// same as the action's branch of the `Action` union (its parameter struct and

@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::devtools::{ConsoleMessages, NetworkRequests, NetworkResponseBody};
 use crate::downloads::{ListDownloads, WaitForDownload};
 use crate::error::BridgeError;
+use crate::handoff::Handoff;
 use crate::ids::{TabId, Uid};
 
 mod compound;
@@ -128,6 +129,9 @@ pub enum Action {
     WaitForDownload(WaitForDownload),
     /// The tab's downloads, newest first.
     ListDownloads(ListDownloads),
+    /// Show the tab to the person with `reason` (a captcha, 2FA, a login, a
+    /// payment) and wait for them: outcome done, cancelled or timeout.
+    Handoff(Handoff),
 }
 
 /// Most fields of one `fill_form`.
@@ -901,6 +905,7 @@ impl Action {
             Action::NetworkResponseBody(p) => p.tab_id,
             Action::WaitForDownload(p) => p.tab_id,
             Action::ListDownloads(p) => p.tab_id,
+            Action::Handoff(p) => p.tab_id,
         }
     }
 
@@ -935,6 +940,7 @@ impl Action {
             Action::NetworkResponseBody(p) => Some(&mut p.tab_id),
             Action::WaitForDownload(p) => Some(&mut p.tab_id),
             Action::ListDownloads(p) => Some(&mut p.tab_id),
+            Action::Handoff(p) => Some(&mut p.tab_id),
         }
     }
 }
@@ -973,6 +979,7 @@ macro_rules! actions_by_tag {
             NetworkResponseBody(NetworkResponseBody),
             WaitForDownload(WaitForDownload),
             ListDownloads(ListDownloads),
+            Handoff(Handoff),
         })
     };
 }

@@ -101,6 +101,7 @@ pub async fn run_tasks<B: Bridge>(
             max_steps,
             timeout,
             observe: true,
+            handoff: None,
         };
         let report = runner::run_task(bridge, model, &options, &mut StderrProgress).await;
         let ok = passed(task.expect, &report);

@@ -104,6 +104,12 @@ async fn session(url: &str, token: &str, fake: Fake) -> bool {
                     Err(e) => Err(json!(e.error)),
                     Ok(_) => {
                         actions += 1;
+                        // Nobody is there to answer a hand-off: it waits its
+                        // timeoutMs out (§5 "Hand-off").
+                        if value["action"]["action"] == "handoff" {
+                            let ms = value["action"]["timeoutMs"].as_u64().unwrap_or_default();
+                            tokio::time::sleep(Duration::from_millis(ms)).await;
+                        }
                         act(&value["action"], actions, &mut out)
                     }
                 };
@@ -285,6 +291,10 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
         "call_page_tool" if action["tool"] == "conformance-echo" => Ok(json!({
             "action": "call_page_tool", "tabId": TAB, "pageProvided": true,
             "output": {"content": [{"type": "text", "text": action["input"]["say"]}]}})),
+        "handoff" => Ok(
+            json!({"action": "handoff", "tabId": TAB, "outcome": "timeout",
+            "elapsedMs": action["timeoutMs"]}),
+        ),
         "network_requests" => {
             Ok(json!({"action": "network_requests", "tabId": TAB, "requests": []}))
         }

@@ -23,6 +23,7 @@ mod extract;
 mod extract_options;
 mod fill;
 mod frames;
+mod handoff;
 mod input;
 mod lifecycle;
 mod mcp;

@@ -18,6 +18,7 @@ use scripted_llm::{Reply, ScriptedLlm, Wire, last_user_text, uid_for};
 mod chat;
 mod cli;
 mod copilot;
+mod handoff;
 mod mcp_host;
 mod redaction;
 
