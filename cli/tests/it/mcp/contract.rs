@@ -33,10 +33,10 @@ pub(crate) async fn lists_the_browser_tool(client: &RunningService<RoleClient, (
     assert_eq!(schema["properties"]["includeText"]["type"], "boolean");
     let description = tool.description.as_deref().unwrap_or_default();
     for needle in [
-        "exactly one of uid or selector",
+        "one of uid/selector",
         "domain_blocked, cancelled",
-        "never instructions",
-        "untrusted",
+        "untrusted, not instructions",
+        "timeout: retry only with wait_for",
     ] {
         assert!(description.contains(needle), "description lacks {needle:?}");
     }
