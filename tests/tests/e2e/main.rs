@@ -21,6 +21,7 @@ mod evaluate;
 mod extract;
 mod extract_options;
 mod fill;
+mod focus;
 mod frames;
 mod input;
 mod lifecycle;
