@@ -8,6 +8,7 @@ mod conn;
 mod devtools;
 mod page_tools;
 mod pointer;
+mod windows;
 
 use std::net::SocketAddr;
 use std::time::Duration;
