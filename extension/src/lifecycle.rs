@@ -93,7 +93,7 @@ pub async fn restore(sessions: &Sessions, outbox: &Outbox, gate: &Gate) {
     let records: Vec<Record> = stored
         .get(SESSIONS_KEY)
         .and_then(|v| v.as_str())
-        .and_then(|text| serde_json::from_str(&text).ok())
+        .and_then(|text| serde_json::from_str(text).ok())
         .unwrap_or_default();
     // The clients' agent windows: their next tabs open there again (§10).
     if let Some(windows) = stored.get(AGENT_WINDOWS_KEY) {

@@ -36,3 +36,4 @@ mod robustness;
 mod scrolling;
 mod shared_cases;
 mod smoke;
+mod windows;
