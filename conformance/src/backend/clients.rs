@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::calls::{evaluate, joined, next_request};
 use super::http::{HttpAnswer, HttpApi};
-use super::requests::{evaluate, joined, next_request};
 use super::{ANSWER_WAIT, ClientSocket, client_id};
 use crate::report::{Outcome, ensure};
 use crate::wire::{expect_error, short, str_field};

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
 
+use super::calls::{evaluate, joined, next_request, spawn_act};
 use super::clients::{current_tab_per_client, request_names_its_client};
 use super::http::{HttpAnswer, HttpApi};
 use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_extension};
@@ -291,44 +291,10 @@ async fn no_extension(api: &HttpApi) -> Outcome {
     expect_error(&body["error"], "not_connected")
 }
 
-/// Starts `POST /v1/act` in the background.
-pub(super) fn spawn_act(api: &HttpApi, action: Value) -> JoinHandle<Result<HttpAnswer, String>> {
-    let api = api.clone();
-    tokio::spawn(async move { api.act(&action).await })
-}
-
-pub(super) async fn joined(
-    task: JoinHandle<Result<HttpAnswer, String>>,
-) -> Result<HttpAnswer, String> {
-    task.await.map_err(|e| format!("HTTP task failed: {e}"))?
-}
-
-/// The next `request` frame, skipping anything else.
-pub(super) async fn next_request(
-    socket: &mut ClientSocket,
-    wait: Duration,
-) -> Result<Value, String> {
-    let deadline = tokio::time::Instant::now() + wait;
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let frame = socket
-            .recv_json(left)
-            .await
-            .map_err(|e| format!("waiting for a request: {e}"))?;
-        if frame.get("type") == Some(&json!("request")) {
-            return Ok(frame);
-        }
-    }
-}
-
 /// A successful `evaluate` response carrying `value`.
 fn evaluate_response(id: &str, value: Value) -> Value {
     json!({"type": "response", "id": id,
            "result": {"action": "evaluate", "tabId": 1, "type": "number", "value": value}})
-}
-
-pub(super) fn evaluate(expression: &str) -> Value {
-    json!({"action": "evaluate", "expression": expression})
 }
 
 /// Sends a ping and waits for the pong with its nonce (other frames are skipped).
