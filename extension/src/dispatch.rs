@@ -33,10 +33,11 @@ pub fn spawn_request(app: &App, request: Request) {
             id,
             action,
             timeout_ms,
+            client,
         } = request;
         let name = action.name();
         let deadline = TimeoutFuture::new(timeout_ms.min(u32::MAX as u64) as u32);
-        let outcome = match select(Box::pin(run(&app, action)), deadline).await {
+        let outcome = match select(Box::pin(run(&app, action, client.as_deref())), deadline).await {
             Either::Left((outcome, _)) => outcome,
             Either::Right(_) => Err(BridgeError::new(
                 ErrorCode::Timeout,
@@ -52,11 +53,17 @@ pub fn spawn_request(app: &App, request: Request) {
     });
 }
 
-/// Runs one action to its result.
+/// Runs one action to its result, for the backend's `client` (§3: its new tabs
+/// open in its own agent window, and the popup lists the tabs it acted on under
+/// its name).
 ///
 /// # Errors
 /// Any [`BridgeError`] of §4 that the extension produces.
-pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError> {
+pub async fn run(
+    app: &App,
+    action: Action,
+    client: Option<&str>,
+) -> Result<ActionResult, BridgeError> {
     // A restarted worker first takes back its sessions (lifecycle.rs).
     app.gate.passed().await;
     let sessions = &app.sessions;
@@ -65,11 +72,17 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
     }
     match action {
         Action::ListTabs(_) => return actions::tabs::list_tabs(app).await,
-        Action::OpenTab(p) => return actions::tabs::open_tab(app, p).await,
+        Action::OpenTab(p) => {
+            let opened = actions::tabs::open_tab(app, p, client).await;
+            if let Ok(ActionResult::OpenTab(tab)) = &opened {
+                sessions.mark_client(tab.tab_id, client);
+            }
+            return opened;
+        }
         Action::CloseTab(p) => return actions::tabs::close_tab(app, p).await,
         _ => {}
     }
-    let tab = tab_for(app, &action).await?;
+    let tab = tab_for(app, &action, client).await?;
     let lock = sessions.lock(tab);
     // handle_dialog must not queue behind an action a dialog is blocking; the
     // downloads' reads do not touch the page and may wait for minutes; a
@@ -82,6 +95,7 @@ pub async fn run(app: &App, action: Action) -> Result<ActionResult, BridgeError>
         _ => Some(lock.lock().await),
     };
     sessions.ensure(tab).await?;
+    sessions.mark_client(tab, client);
     match action {
         Action::Batch(p) => batch(app, tab, p).await,
         action => run_on_tab(app, tab, action).await,
@@ -215,9 +229,9 @@ async fn dismiss_alert(app: &App, tab: TabId) -> Option<DialogInfo> {
 }
 
 /// The tab the action runs on ([`resolve_tab`]); `navigate` (or a batch that
-/// starts with one) with no session checks its URL, then opens a tab in the
-/// agent window.
-async fn tab_for(app: &App, action: &Action) -> Result<TabId, BridgeError> {
+/// starts with one) with no session checks its URL, then opens a tab in
+/// `client`'s agent window.
+async fn tab_for(app: &App, action: &Action, client: Option<&str>) -> Result<TabId, BridgeError> {
     // A batch that starts with a navigate opens its tab as that navigate would.
     let first = action.parts().first().unwrap_or(action);
     let opens_tab = matches!(first, Action::Navigate(_));
@@ -232,7 +246,7 @@ async fn tab_for(app: &App, action: &Action) -> Result<TabId, BridgeError> {
             if let Action::Navigate(p) = first {
                 app.sessions.check_target_url(&p.url, None)?;
             }
-            actions::tabs::new_agent_tab(app).await
+            actions::tabs::new_agent_tab(app, client).await
         }
     }
 }

@@ -37,6 +37,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::chrome;
 use crate::core::settings::SESSIONS_KEY;
+use crate::core::windows::AGENT_WINDOWS_KEY;
 use crate::outbox::Outbox;
 use crate::sessions::Sessions;
 use crate::sessions::attach::{check_controllable, tab_url};
@@ -86,12 +87,18 @@ impl Gate {
 /// Restores the sessions the previous worker left in `chrome.storage.session`,
 /// then opens the `gate`.
 pub async fn restore(sessions: &Sessions, outbox: &Outbox, gate: &Gate) {
-    let records: Vec<Record> = chrome::session_storage_get(&[SESSIONS_KEY])
+    let stored = chrome::session_storage_get(&[SESSIONS_KEY, AGENT_WINDOWS_KEY])
         .await
-        .ok()
-        .and_then(|v| v.get(SESSIONS_KEY)?.as_str().map(str::to_owned))
-        .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
+    let records: Vec<Record> = stored
+        .get(SESSIONS_KEY)
+        .and_then(|v| v.as_str())
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or_default();
+    // The clients' agent windows: their next tabs open there again (§10).
+    if let Some(windows) = stored.get(AGENT_WINDOWS_KEY) {
+        sessions.restore_agent_windows(windows);
+    }
     sessions.mark_loaded();
     for record in records {
         restore_one(sessions, outbox, record).await;

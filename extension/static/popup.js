@@ -1,6 +1,6 @@
 // Popup: measured connection state (from the worker, never a stored flag), the
-// agent's hand-offs waiting for the person (Done / Give up), live sessions with
-// Stop, Stop all / Resume, pairing token entry.
+// agent's hand-offs waiting for the person (Done / Give up), live sessions by
+// client with Stop, Stop all / Resume, pairing token entry.
 const $ = (id) => document.getElementById(id);
 
 function ago(ms) {
@@ -22,8 +22,21 @@ function render(status) {
   $('reason').textContent = c.reason || '';
   const list = $('sessions');
   list.replaceChildren();
+  // Grouped by the agent (the backend's client) that last acted on each tab; the
+  // worker sends them sorted by client, so each group is one run of rows.
+  let group;
   for (const s of status.sessions) {
+    const client = s.client || 'no client named';
+    if (client !== group) {
+      group = client;
+      const heading = document.createElement('li');
+      heading.className = 'client';
+      heading.dataset.client = client;
+      heading.textContent = client;
+      list.append(heading);
+    }
     const li = document.createElement('li');
+    li.dataset.client = client;
     const url = document.createElement('span');
     url.className = 'url';
     url.textContent = `#${s.tabId} ${s.url}`;

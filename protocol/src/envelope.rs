@@ -117,6 +117,13 @@ pub struct Request {
     pub action: Action,
     /// The backend's deadline for this request (ms).
     pub timeout_ms: u64,
+    /// The backend's client this request is for (§5 "Clients"): 1–128 visible
+    /// ASCII characters ([`crate::ids::is_client_name`]). The extension opens the
+    /// client's new tabs in that client's own agent window (§10); absent, in the
+    /// shared one. Another shape is `invalid_request`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::ids::CLIENT_NAME_PATTERN))]
+    pub client: Option<String>,
 }
 
 /// `response` (§3): exactly one of `result` / `error`, as a `Result`.
@@ -330,11 +337,22 @@ fn decode_request(mut map: Map<String, Value>) -> Result<Request, DecodeError> {
     let action = map
         .remove("action")
         .ok_or_else(|| with_id("request: missing field `action`".into()))?;
+    let client = match map.get("client") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) if crate::ids::is_client_name(name) => Some(name.clone()),
+        Some(_) => {
+            return Err(with_id(format!(
+                "request: `client` must be 1 to {} visible ASCII characters, without spaces",
+                crate::ids::MAX_CLIENT_NAME
+            )));
+        }
+    };
     let action = Action::from_value(action).map_err(|e| with_id(e.message))?;
     Ok(Request {
         id,
         action,
         timeout_ms,
+        client,
     })
 }
 

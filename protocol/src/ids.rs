@@ -26,6 +26,19 @@ pub struct TabId(pub i64);
 #[serde(transparent)]
 pub struct WindowId(pub i64);
 
+/// Longest client name (bytes, PROTOCOL.md §5 "Clients").
+pub const MAX_CLIENT_NAME: usize = 128;
+
+/// A client name's shape as the schema states it: 1 to [`MAX_CLIENT_NAME`]
+/// visible ASCII characters (`!`…`~`).
+pub const CLIENT_NAME_PATTERN: &str = "^[!-~]{1,128}$";
+
+/// True when `name` is a client name: 1 to [`MAX_CLIENT_NAME`] visible ASCII
+/// characters, no spaces (§5 "Clients"; a `request`'s `client`, §3).
+pub fn is_client_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_CLIENT_NAME && name.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// An element uid such as `e7` (§6): matches `^e[0-9]+$`, names one node for the
 /// life of a session. [`Uid::parse`] checks the pattern; decoding an action checks it too.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

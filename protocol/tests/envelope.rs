@@ -47,6 +47,7 @@ fn request_built_in_rust_encodes_to_the_wire_shape() {
         id: id(),
         timeout_ms: action.deadline_ms(),
         action,
+        client: None,
     });
     assert_eq!(
         wire(&message),
@@ -57,6 +58,41 @@ fn request_built_in_rust_encodes_to_the_wire_shape() {
         Message::decode(&message.encode()).expect("decodes"),
         message
     );
+}
+
+/// §3: `client` names the backend's client; a malformed one is refused for
+/// the request's id, so the extension can still answer it.
+#[test]
+fn a_request_names_its_client() {
+    let action = Action::Click(click_uid("e4"));
+    let message = Message::Request(Request {
+        id: id(),
+        timeout_ms: 15000,
+        action,
+        client: Some("mcp-1f2e3d4c5b6a".into()),
+    });
+    assert_eq!(wire(&message)["client"], "mcp-1f2e3d4c5b6a");
+    assert_eq!(
+        Message::decode_from_backend(&message.encode()).expect("decodes"),
+        message
+    );
+    let longest = "~".repeat(128);
+    for bad in [
+        json!(""),
+        json!("two words"),
+        json!(7),
+        json!("é"),
+        json!(format!("{longest}x")),
+    ] {
+        let frame = json!({"type": "request", "id": id().0, "timeoutMs": 100,
+                           "client": bad, "action": {"action": "list_tabs"}});
+        let error = Message::decode(&frame.to_string()).expect_err("refused");
+        assert_eq!(error.id, Some(id()), "{bad}");
+        assert!(error.error.message.contains("`client`"), "{bad}: {error}");
+    }
+    let frame = json!({"type": "request", "id": id().0, "timeoutMs": 100,
+                       "client": longest, "action": {"action": "list_tabs"}});
+    assert!(Message::decode(&frame.to_string()).is_ok());
 }
 
 #[test]

@@ -175,6 +175,19 @@ impl Chromium {
     /// # Errors
     /// When Chromium is missing or does not start.
     pub async fn launch_with(extension_dir: &Path, headed: bool) -> Result<Chromium> {
+        Self::launch_on(extension_dir, headed, None).await
+    }
+
+    /// [`Chromium::launch_with`] on the X display `display` (`:99`) instead of
+    /// the inherited `$DISPLAY`, e.g. a test's own Xvfb.
+    ///
+    /// # Errors
+    /// When Chromium is missing or does not start.
+    pub async fn launch_on(
+        extension_dir: &Path,
+        headed: bool,
+        display: Option<&str>,
+    ) -> Result<Chromium> {
         let binary = chromium_binary()?;
         let profile = TempDir::new("profile")?;
         write_download_prefs(profile.path())?;
@@ -207,6 +220,9 @@ impl Chromium {
             });
         if std::env::var_os("BB_CHROMIUM_LOG").is_some() {
             cmd.arg("--enable-logging=stderr");
+        }
+        if let Some(display) = display {
+            cmd.env("DISPLAY", display);
         }
         let started_at = Instant::now();
         let mut child = tokio::process::Command::from(cmd)

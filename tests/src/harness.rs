@@ -110,6 +110,9 @@ pub struct StackOptions {
     pub fixtures_dir: Option<PathBuf>,
     /// Show Chromium's window (needs a display; the demo's `--headed`).
     pub headed: bool,
+    /// The X display Chromium shows its windows on (`:99`, a test's own Xvfb);
+    /// `None`: the inherited `$DISPLAY`.
+    pub display: Option<String>,
     /// Pieces built elsewhere (the bench's release backend) instead of
     /// [`ensure_built`]'s.
     pub built: Option<Built>,
@@ -183,7 +186,9 @@ impl Stack {
             Some(dir) => FixtureServer::start_dir(dir.clone()).await?,
             None => FixtureServer::start().await?,
         };
-        let chromium = Chromium::launch_with(extension.path(), options.headed).await?;
+        let chromium =
+            Chromium::launch_on(extension.path(), options.headed, options.display.as_deref())
+                .await?;
         let pair_target = chromium.pair(&ws_url, &token).await?;
         let mut stack = Stack {
             chromium,

@@ -94,6 +94,7 @@ pub(crate) fn test() -> Result<()> {
     ensure_lint_components()?;
     lint()?;
     ensure_chromium()?;
+    crate::env::ensure_headed_display();
     crate::extension::build_extension(true)?;
     run(cargo()
         .current_dir(root)

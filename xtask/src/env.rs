@@ -66,6 +66,33 @@ pub(crate) fn ensure_chromium() -> Result<PathBuf> {
     find_chromium().context("apt-get installed chromium but no binary was found")
 }
 
+/// Xvfb and openbox, the X server and window manager of the headed e2e suite
+/// (`focus::`; X11 minimizes no window without a window manager): when either
+/// is not on `PATH` and we run as root, installs Debian's `xvfb` and `openbox`
+/// with apt-get; otherwise says so (that suite then skips with a message) and
+/// goes on.
+pub(crate) fn ensure_headed_display() {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).exists()))
+    };
+    let present = || on_path("Xvfb") && on_path("openbox");
+    if present() {
+        return;
+    }
+    if is_root()
+        && run(Command::new("apt-get").arg("update")).is_ok()
+        && run(Command::new("apt-get").args(["install", "-y", "xvfb", "openbox"])).is_ok()
+        && present()
+    {
+        return;
+    }
+    eprintln!(
+        "xtask: Xvfb or openbox not found: the headed e2e suite (focus::) will be skipped; \
+         install them with `sudo apt-get install -y xvfb openbox`"
+    );
+}
+
 fn find_chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CHROMIUM").map(PathBuf::from)
         && path.exists()

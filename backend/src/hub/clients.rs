@@ -24,7 +24,7 @@ pub const CLIENT_HEADER: &str = "browser-bridge-client";
 pub const HTTP_CLIENT: &str = "http";
 
 /// Longest client name (bytes).
-pub const MAX_CLIENT_NAME: usize = 128;
+pub const MAX_CLIENT_NAME: usize = browser_bridge_protocol::ids::MAX_CLIENT_NAME;
 
 /// Tabs remembered per client; the oldest leaves first.
 pub const MAX_TABS_PER_CLIENT: usize = 64;
@@ -38,10 +38,7 @@ pub const MAX_CLIENTS: usize = 1024;
 /// # Errors
 /// `invalid_request` naming the rule.
 pub fn check_client_name(name: &str) -> Result<(), BridgeError> {
-    if name.is_empty()
-        || name.len() > MAX_CLIENT_NAME
-        || !name.bytes().all(|b| b.is_ascii_graphic())
-    {
+    if !browser_bridge_protocol::ids::is_client_name(name) {
         return Err(BridgeError::invalid_request(format!(
             "the client name (header `Browser-Bridge-Client`) must be 1 to {MAX_CLIENT_NAME} \
              visible ASCII characters, without spaces"

@@ -613,6 +613,14 @@ impl Owner {
                     }
                 }
             }
+            // The extension opens this client's new tabs in its own window (§3, §10).
+            let text = Message::Request(Request {
+                id: id.clone(),
+                action,
+                timeout_ms,
+                client: Some(client.to_string()),
+            })
+            .encode();
             let pending = Pending {
                 reply,
                 action: name,
@@ -622,12 +630,6 @@ impl Owner {
                 closed_by: None,
             };
             let conn_no = conn.conn;
-            let text = Message::Request(Request {
-                id: id.clone(),
-                action,
-                timeout_ms,
-            })
-            .encode();
             let queued = conn.queued.load(Ordering::Acquire);
             if queued > 0 && queued + text.len() > MAX_QUEUED_BYTES {
                 tracing::warn!(

@@ -5,6 +5,8 @@
 //! authenticated fake extension connected at a time, so the backend has one place
 //! to send each action.
 
+mod calls;
+mod clients;
 mod handshake;
 mod http;
 mod requests;

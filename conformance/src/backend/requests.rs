@@ -1,14 +1,15 @@
 //! Request checks (PROTOCOL.md §3, §4, §5, §11) through the backend's HTTP API:
 //! ids, routing, one answer per request, error pass-through with HTTP statuses,
-//! the deadline, keep-alive, events, a disconnect mid-request, and each client's
-//! current tab.
+//! the deadline, keep-alive, events, a disconnect mid-request (each client's
+//! current tab: [`super::clients`]).
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
 
+use super::calls::{evaluate, joined, next_request, spawn_act};
+use super::clients::{current_tab_per_client, request_names_its_client};
 use super::http::{HttpAnswer, HttpApi};
 use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_extension};
 use crate::report::{Outcome, Report, ensure};
@@ -169,6 +170,10 @@ pub(super) async fn run(target: &BackendTarget, report: &mut Report) {
         current_tab_per_client
     );
     check!(
+        "clients: each request names its client (request.client: the header's name, else `http`)",
+        request_names_its_client
+    );
+    check!(
         "observe: taken off the action, the tab extracted after it, changes answered",
         observed_click
     );
@@ -286,39 +291,10 @@ async fn no_extension(api: &HttpApi) -> Outcome {
     expect_error(&body["error"], "not_connected")
 }
 
-/// Starts `POST /v1/act` in the background.
-fn spawn_act(api: &HttpApi, action: Value) -> JoinHandle<Result<HttpAnswer, String>> {
-    let api = api.clone();
-    tokio::spawn(async move { api.act(&action).await })
-}
-
-async fn joined(task: JoinHandle<Result<HttpAnswer, String>>) -> Result<HttpAnswer, String> {
-    task.await.map_err(|e| format!("HTTP task failed: {e}"))?
-}
-
-/// The next `request` frame, skipping anything else.
-async fn next_request(socket: &mut ClientSocket, wait: Duration) -> Result<Value, String> {
-    let deadline = tokio::time::Instant::now() + wait;
-    loop {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let frame = socket
-            .recv_json(left)
-            .await
-            .map_err(|e| format!("waiting for a request: {e}"))?;
-        if frame.get("type") == Some(&json!("request")) {
-            return Ok(frame);
-        }
-    }
-}
-
 /// A successful `evaluate` response carrying `value`.
 fn evaluate_response(id: &str, value: Value) -> Value {
     json!({"type": "response", "id": id,
            "result": {"action": "evaluate", "tabId": 1, "type": "number", "value": value}})
-}
-
-fn evaluate(expression: &str) -> Value {
-    json!({"action": "evaluate", "expression": expression})
 }
 
 /// Sends a ping and waits for the pong with its nonce (other frames are skipped).
@@ -588,87 +564,4 @@ async fn disconnect_mid_request(socket: &mut ClientSocket, api: &HttpApi) -> Out
         format!("HTTP {status} {}, expected 503", short(&body))
     })?;
     expect_error(&body["error"], "not_connected")
-}
-
-/// Posts `action` as `client`, answers its request frame with `result` (when the
-/// frame passes `check`), and returns the HTTP answer.
-async fn acted_as(
-    socket: &mut ClientSocket,
-    api: &HttpApi,
-    client: &str,
-    action: Value,
-    check: impl FnOnce(&Value) -> Outcome,
-    result: Value,
-) -> Result<HttpAnswer, String> {
-    let task = {
-        let (api, client) = (api.clone(), client.to_owned());
-        tokio::spawn(async move { api.act_as(&client, &action).await })
-    };
-    let request = next_request(socket, ANSWER_WAIT).await?;
-    let id = str_field(&request, "id")?.to_owned();
-    let checked = check(&request["action"]);
-    socket
-        .send(&json!({"type": "response", "id": id, "result": result}))
-        .await?;
-    checked?;
-    joined(task).await
-}
-
-/// §5 "Clients": after `open_tab` answered tab 41 for client a, a's `evaluate`
-/// without tabId is sent with tabId 41; client b's is sent without one; a bad
-/// client name is HTTP 422 `invalid_request`.
-async fn current_tab_per_client(socket: &mut ClientSocket, api: &HttpApi) -> Outcome {
-    let (a, b) = (
-        format!("conformance-a-{}", &client_id()[..8]),
-        format!("conformance-b-{}", &client_id()[..8]),
-    );
-    let opened = json!({"action": "open_tab", "tabId": 41, "windowId": 2,
-                        "url": "about:blank", "title": ""});
-    acted_as(
-        socket,
-        api,
-        &a,
-        json!({"action": "open_tab", "url": "about:blank"}),
-        |_| Ok(()),
-        opened,
-    )
-    .await?;
-    let answer =
-        |tab: u64| json!({"action": "evaluate", "tabId": tab, "type": "number", "value": 1});
-    let (status, body) = acted_as(
-        socket,
-        api,
-        &a,
-        evaluate("return 1"),
-        |action| {
-            ensure(action.get("tabId") == Some(&json!(41)), || {
-                format!(
-                    "client a's evaluate was sent without its current tab 41: {}",
-                    short(action)
-                )
-            })
-        },
-        answer(41),
-    )
-    .await?;
-    ensure(status == 200, || {
-        format!("client a: HTTP {status} {}", short(&body))
-    })?;
-    // b has no tab, and the only session the backend knows of is a's (this
-    // extension never announced it): b is answered at once, nothing is sent.
-    let (status, body) = api.act_as(&b, &evaluate("return 1")).await?;
-    expect_error(&body["error"], "session_not_found").map_err(|e| {
-        format!(
-            "client b, with no tab, got HTTP {status} {}: {e}",
-            short(&body)
-        )
-    })?;
-    let (status, body) = api.act_as("two words", &evaluate("return 1")).await?;
-    ensure(status == 422, || {
-        format!(
-            "a bad client name: HTTP {status} {}, expected 422",
-            short(&body)
-        )
-    })?;
-    expect_error(&body["error"], "invalid_request")
 }

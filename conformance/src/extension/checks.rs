@@ -104,6 +104,14 @@ pub(super) async fn run(mut conn: Conn, report: &mut Report) {
         open_tab
     );
     on_tab!(
+        "sessions: open_tab for two clients (request.client) → a window each, reused, not the shared one",
+        super::windows::a_window_per_client
+    );
+    report.record(
+        "requests: a malformed client → invalid_request for its id",
+        super::windows::malformed_client(&mut conn).await,
+    );
+    on_tab!(
         "actions: screenshot → {action, tabId, mimeType: image/png, data, width, height}",
         screenshot
     );

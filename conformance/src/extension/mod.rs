@@ -10,6 +10,7 @@ mod downloads;
 mod handoff;
 mod page_tools;
 mod pointer;
+mod windows;
 
 use std::net::SocketAddr;
 use std::time::Duration;

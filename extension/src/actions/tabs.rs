@@ -14,31 +14,40 @@ use crate::core::messages::quote;
 use crate::sessions::attach::no_tab;
 use crate::sessions::dialogs::dialog_info;
 
-/// Opens an `about:blank` tab in the agent window (created on demand, unfocused and
-/// minimized, reused afterwards) and returns its id.
+/// Opens an `about:blank` tab in `client`'s agent window (`None`: the shared
+/// one; §10) and returns its id. The window is created on demand, unfocused and
+/// minimized, reused afterwards, and created again when the person closed it.
 ///
 /// # Errors
 /// `internal_error` when Chrome refuses to create the window or tab.
-pub async fn new_agent_tab(app: &App) -> Result<TabId, BridgeError> {
-    if let Some(window) = app.sessions.agent_window()
-        && chrome::windows_get(window).await.is_ok()
-    {
-        let tab = chrome::tabs_create(
-            &json!({ "windowId": window, "url": "about:blank", "active": true }),
-        )
-        .await
-        .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
-        return tab
-            .id
-            .map(TabId)
-            .ok_or_else(|| BridgeError::internal("tabs.create returned no id"));
+pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, BridgeError> {
+    let sessions = &app.sessions;
+    let lock = sessions.window_lock();
+    let _guard = lock.lock().await;
+    if let Some(window) = sessions.agent_window(client) {
+        if chrome::windows_get(window).await.is_ok() {
+            // Created inactive: `tabs.create` with `active: true` shows its window,
+            // restoring a minimized one (measured, Chromium 156). Made the window's
+            // active tab afterwards, which leaves the window as it is.
+            let tab = chrome::tabs_create(
+                &json!({ "windowId": window, "url": "about:blank", "active": false }),
+            )
+            .await
+            .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
+            let id = tab
+                .id
+                .ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?;
+            let _ = chrome::tabs_update(id, &json!({ "active": true })).await;
+            return Ok(TabId(id));
+        }
+        sessions.forget_agent_window(window);
     }
     let window = chrome::windows_create(
         &json!({ "url": "about:blank", "focused": false, "state": "minimized" }),
     )
     .await
     .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
-    app.sessions.set_agent_window(window.id);
+    sessions.set_agent_window(client, window.id);
     window
         .tabs
         .first()
@@ -47,13 +56,17 @@ pub async fn new_agent_tab(app: &App) -> Result<TabId, BridgeError> {
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
 
-/// `open_tab`: a new tab in the agent window (or, with `focus`, in the user's
-/// current window, focused), a session at once, then the URL loaded.
+/// `open_tab`: a new tab in `client`'s agent window (or, with `focus`, in the
+/// user's current window, focused), a session at once, then the URL loaded.
 ///
 /// # Errors
 /// `invalid_action` for a refused scheme or an unparsable URL, `domain_blocked`,
 /// `navigation_failed`, `timeout`.
-pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError> {
+pub async fn open_tab(
+    app: &App,
+    p: OpenTab,
+    client: Option<&str>,
+) -> Result<ActionResult, BridgeError> {
     let sessions = &app.sessions;
     let url = sessions.check_target_url(&p.url, None)?;
     let tab = if p.focus.unwrap_or(false) {
@@ -71,7 +84,7 @@ pub async fn open_tab(app: &App, p: OpenTab) -> Result<ActionResult, BridgeError
                 .ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?,
         )
     } else {
-        new_agent_tab(app).await?
+        new_agent_tab(app, client).await?
     };
     let lock = sessions.lock(tab);
     let _guard = lock.lock().await;
@@ -175,7 +188,6 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
     let tabs = chrome::tabs_query(&json!({ "windowType": "normal" }))
         .await
         .map_err(|e| BridgeError::internal(format!("tabs.query: {e}")))?;
-    let agent = app.sessions.agent_window();
     let tabs = tabs
         .into_iter()
         .filter_map(|t| {
@@ -186,7 +198,7 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
                 url: t.url,
                 title: t.title,
                 active: t.active,
-                agent_window: agent == Some(t.window_id),
+                agent_window: app.sessions.is_agent_window(t.window_id),
                 session: app.sessions.has(id),
                 client: None,
             })

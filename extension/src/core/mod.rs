@@ -17,3 +17,4 @@ pub mod net_rule;
 pub mod pointer;
 pub mod settings;
 pub mod tabs;
+pub mod windows;

@@ -91,7 +91,7 @@ impl Sessions {
                 },
             );
         }
-        let agent_window = self.agent_window() == Some(info.window_id);
+        let agent_window = self.is_agent_window(info.window_id);
         let started_at = chrome::now_ms();
         self.insert(Session {
             tab,
@@ -101,6 +101,7 @@ impl Sessions {
             dialog: None,
             evaluating: 0,
             url: url.clone(),
+            client: None,
             crashed: false,
             started_at,
             main_frame: None,

@@ -46,6 +46,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::chrome;
 use crate::core::frames::FrameRegistry;
 use crate::core::settings::keys;
+use crate::core::windows::{AGENT_WINDOWS_KEY, AgentWindows};
 use crate::outbox::Outbox;
 
 /// One controlled tab.
@@ -65,6 +66,9 @@ pub struct Session {
     pub evaluating: u32,
     /// Last known main-frame URL.
     pub url: String,
+    /// The backend's client that last ran a request on the tab (a request's
+    /// `client`, §3), shown in the popup; `None` when no request named one.
+    pub client: Option<String>,
     /// The renderer crashed (`Inspector.targetCrashed`) and was not reloaded yet:
     /// CDP calls hang until the tab navigates again.
     pub crashed: bool,
@@ -84,7 +88,10 @@ struct Registry {
     sessions: HashMap<TabId, Session>,
     locks: HashMap<TabId, Rc<Mutex<()>>>,
     inflight: HashMap<TabId, Vec<oneshot::Sender<BridgeError>>>,
-    agent_window: Option<i64>,
+    agent_windows: AgentWindows,
+    /// Held while an agent window is looked up or created, so that two new
+    /// tabs of one client never make two windows.
+    window_lock: Rc<Mutex<()>>,
     policy: policy::State,
     opened: Vec<(TabId, browser_bridge_protocol::result::OpenedTab)>,
     persist: persist::State,
@@ -150,16 +157,53 @@ impl Sessions {
         session
     }
 
-    /// The agent window's id, when one was created and not closed.
-    pub fn agent_window(&self) -> Option<i64> {
-        self.reg.borrow().agent_window
+    /// The agent window `client`'s new tabs go to (`None`: the shared one), when
+    /// one was created and not known to be closed (§10).
+    pub fn agent_window(&self, client: Option<&str>) -> Option<i64> {
+        self.reg.borrow().agent_windows.get(client)
     }
 
-    /// Records the agent window (and stores it so a restarted worker reuses it).
-    pub fn set_agent_window(&self, id: i64) {
-        self.reg.borrow_mut().agent_window = Some(id);
+    /// Whether `window` is an agent window, the shared one or a client's.
+    pub fn is_agent_window(&self, window: i64) -> bool {
+        self.reg.borrow().agent_windows.contains(window)
+    }
+
+    /// The lock held while an agent window is looked up or created.
+    pub fn window_lock(&self) -> Rc<Mutex<()>> {
+        self.reg.borrow().window_lock.clone()
+    }
+
+    /// Records `client`'s agent window and stores it so a restarted worker reuses
+    /// it: the shared one in `chrome.storage.local`, a client's in
+    /// `chrome.storage.session` ([`AGENT_WINDOWS_KEY`]).
+    pub fn set_agent_window(&self, client: Option<&str>, id: i64) {
+        self.reg.borrow_mut().agent_windows.set(client, id);
+        if client.is_none() {
+            spawn_local(async move {
+                let _ = chrome::storage_set(&json!({ keys::AGENT_WINDOW_ID: id })).await;
+            });
+        }
+        self.store_agent_windows();
+    }
+
+    /// Forgets an agent window that is gone (the person closed it).
+    pub fn forget_agent_window(&self, id: i64) {
+        self.reg.borrow_mut().agent_windows.forget(id);
+        self.store_agent_windows();
+    }
+
+    /// Adds the client windows a previous worker stored (`{client: windowId}`).
+    pub fn restore_agent_windows(&self, stored: &serde_json::Value) {
+        self.reg.borrow_mut().agent_windows.restore(stored);
+    }
+
+    fn store_agent_windows(&self) {
+        let stored = self.reg.borrow().agent_windows.to_storage();
         spawn_local(async move {
-            let _ = chrome::storage_set(&json!({ keys::AGENT_WINDOW_ID: id })).await;
+            if let Err(e) = chrome::session_storage_set(&json!({ AGENT_WINDOWS_KEY: stored })).await
+            {
+                chrome::log(&format!("storage.session.set: {e}"));
+            }
         });
     }
 

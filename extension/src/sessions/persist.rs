@@ -34,6 +34,9 @@ pub struct Record {
     /// could neither refuse actions that the dialog blocks nor `handle_dialog` it.
     #[serde(default)]
     pub dialog: Option<DialogInfo>,
+    /// The client that last ran a request on the tab (§3 `client`).
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 impl Record {
@@ -47,6 +50,7 @@ impl Record {
             url: s.url.clone(),
             uids: s.uids.clone(),
             dialog: s.dialog.clone(),
+            client: s.client.clone(),
         }
     }
 
@@ -65,6 +69,7 @@ impl Record {
             dialog: self.dialog,
             evaluating: 0,
             url,
+            client: self.client,
             crashed: false,
             started_at: self.started_at,
             main_frame: None,

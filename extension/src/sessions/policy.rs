@@ -66,9 +66,7 @@ impl Sessions {
         self.apply_blocklist_value(&settings.blocklist);
         let mut reg = self.reg.borrow_mut();
         reg.policy.global_stop = settings.global_stop;
-        if reg.agent_window.is_none() {
-            reg.agent_window = settings.agent_window;
-        }
+        reg.agent_windows.restore_shared(settings.agent_window);
     }
 
     /// Applies a `blocklist` storage value, read by

@@ -19,10 +19,23 @@ pub struct PopupSession {
     pub action_count: u64,
     /// When the session started (ms since the epoch).
     pub started_at: u64,
+    /// The backend's client that last acted on the tab (the popup groups by it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 impl Sessions {
-    /// The live sessions, by tab id.
+    /// Records `client` (when a request named one) as the last to act on `tab`.
+    pub fn mark_client(&self, tab: TabId, client: Option<&str>) {
+        if let Some(name) = client
+            && self.with(tab, |s| s.client.as_deref() != Some(name)) == Some(true)
+        {
+            self.with(tab, |s| s.client = Some(name.to_owned()));
+            self.persist();
+        }
+    }
+
+    /// The live sessions, by client (those no client named first), then by tab id.
     pub fn popup_list(&self) -> Vec<PopupSession> {
         let reg = self.reg.borrow();
         let mut list: Vec<PopupSession> = reg
@@ -34,9 +47,10 @@ impl Sessions {
                 agent_window: s.agent_window,
                 action_count: s.action_count,
                 started_at: s.started_at,
+                client: s.client.clone(),
             })
             .collect();
-        list.sort_by_key(|s| s.tab_id);
+        list.sort_by(|a, b| (&a.client, a.tab_id).cmp(&(&b.client, b.tab_id)));
         list
     }
 }

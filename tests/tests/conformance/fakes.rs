@@ -17,6 +17,37 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 const TAB: u64 = 7;
 /// The tab `open_tab` opens.
 const OTHER_TAB: u64 = 8;
+/// The shared agent window, of requests without `client`.
+const AGENT_WINDOW: u64 = 1;
+
+/// The tabs opened for a request's `client` (PROTOCOL.md §3, §10), each in its
+/// client's own window: `(tabId, windowId)`, and each client's window.
+#[derive(Default)]
+struct ClientTabs {
+    tabs: Vec<(u64, u64)>,
+    windows: Vec<String>,
+}
+
+impl ClientTabs {
+    /// A new tab in `client`'s window (made on its first tab).
+    fn open(&mut self, client: &str) -> (u64, u64) {
+        let window = match self.windows.iter().position(|c| c == client) {
+            Some(at) => at,
+            None => {
+                self.windows.push(client.to_owned());
+                self.windows.len() - 1
+            }
+        } as u64
+            + 100;
+        let tab = 1_000 + self.tabs.len() as u64;
+        self.tabs.push((tab, window));
+        (tab, window)
+    }
+
+    fn has(&self, tab: &Value) -> bool {
+        self.tabs.iter().any(|(t, _)| tab == &json!(t))
+    }
+}
 
 /// How the fake extension misbehaves, if at all.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,6 +59,8 @@ enum Fake {
     /// Trusts any peer, as v4 did: answers `auth` whatever the backend's proof,
     /// and obeys a bare `ack`.
     Trusting,
+    /// Ignores a request's `client`: every client's tabs in one window.
+    OneWindow,
 }
 
 /// A small extension that follows the protocol on one fake tab, but for `fake`'s
@@ -57,6 +90,7 @@ async fn session(url: &str, token: &str, fake: Fake) -> bool {
                        "extensionVersion": "0.1.0", "clientId": "fake-client", "nonce": n_e});
     ws.send(Frame::text(hello.to_string())).await.unwrap();
     let mut actions = 0u64;
+    let mut opened = ClientTabs::default();
     let (mut proven, mut acked) = (false, false);
     while let Some(Ok(frame)) = ws.next().await {
         let Frame::Text(text) = frame else { continue };
@@ -110,7 +144,8 @@ async fn session(url: &str, token: &str, fake: Fake) -> bool {
                             let ms = value["action"]["timeoutMs"].as_u64().unwrap_or_default();
                             tokio::time::sleep(Duration::from_millis(ms)).await;
                         }
-                        act(&value["action"], actions, &mut out)
+                        let client = value["client"].as_str().filter(|_| fake != Fake::OneWindow);
+                        act(&value["action"], actions, &mut out, client, &mut opened)
                     }
                 };
                 let response = match answer {
@@ -147,12 +182,19 @@ fn error(code: &str, message: &str) -> Result<Value, Value> {
     Err(json!({"code": code, "message": message}))
 }
 
-/// One action on the fake tab; events go to `out` after the response.
-fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value> {
+/// One action on the fake tab (or a tab opened for `client`); events go to
+/// `out` after the response.
+fn act(
+    action: &Value,
+    count: u64,
+    out: &mut Vec<Value>,
+    client: Option<&str>,
+    opened: &mut ClientTabs,
+) -> Result<Value, Value> {
     let name = action["action"].as_str().unwrap_or_default();
     if action
         .get("tabId")
-        .is_some_and(|t| t != &json!(TAB) && t != &json!(OTHER_TAB))
+        .is_some_and(|t| t != &json!(TAB) && t != &json!(OTHER_TAB) && !opened.has(t))
     {
         return error(
             "session_not_found",
@@ -213,10 +255,15 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
                 .unwrap_or(0);
             Ok(json!({"action": "evaluate", "tabId": TAB, "type": "number", "value": n}))
         }
-        "list_tabs" => Ok(
-            json!({"action": "list_tabs", "tabs": [{"tabId": TAB, "windowId": 1,
-            "url": "about:blank", "title": "", "active": true, "agentWindow": true, "session": true}]}),
-        ),
+        "list_tabs" => {
+            let tab = |tab: u64, window: u64| {
+                json!({"tabId": tab, "windowId": window, "url": "about:blank", "title": "",
+                       "active": true, "agentWindow": true, "session": true})
+            };
+            let mut tabs = vec![tab(TAB, AGENT_WINDOW)];
+            tabs.extend(opened.tabs.iter().map(|(t, w)| tab(*t, *w)));
+            Ok(json!({"action": "list_tabs", "tabs": tabs}))
+        }
         // A point outside the 780×493 viewport presses nothing (§5 "Pointer
         // targets"); inside it, the button of the pointer check is hit.
         "click" | "hover" | "drag" if !points_inside(action) => error(
@@ -246,16 +293,23 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
         ),
         "close_tab" => {
             let tab = action["tabId"].clone();
+            opened.tabs.retain(|(t, _)| tab != json!(t));
             out.push(
                 json!({"type": "event", "event": {"event": "session_ended", "tabId": tab,
                             "reason": "tab_closed", "actionCount": count, "endedAt": now}}),
             );
             Ok(json!({"action": "close_tab", "tabId": tab}))
         }
-        "open_tab" => Ok(
-            json!({"action": "open_tab", "tabId": OTHER_TAB, "windowId": 1,
-                                "url": "about:blank", "title": ""}),
-        ),
+        "open_tab" => {
+            let (tab, window) = match client {
+                Some(client) => opened.open(client),
+                None => (OTHER_TAB, AGENT_WINDOW),
+            };
+            Ok(
+                json!({"action": "open_tab", "tabId": tab, "windowId": window,
+                      "url": "about:blank", "title": ""}),
+            )
+        }
         "screenshot" => Ok(
             json!({"action": "screenshot", "tabId": TAB, "mimeType": "image/png",
                                   "data": "iVBORw0KGgoAAAANSUhEUg==", "width": 780, "height": 493}),
@@ -350,7 +404,7 @@ fn act(action: &Value, count: u64, out: &mut Vec<Value>) -> Result<Value, Value>
                 .flatten()
                 .enumerate()
             {
-                match act(part, count, out) {
+                match act(part, count, out, client, opened) {
                     Ok(result) => results.push(json!({"index": i, "result": result})),
                     Err(error) => {
                         results.push(json!({"index": i, "error": error}));
@@ -396,6 +450,25 @@ async fn a_double_answer_fails_the_one_answer_check() {
     assert_eq!(
         failed,
         ["one answer per request id, no response to unknown ids"],
+        "{}",
+        report.render()
+    );
+}
+
+#[tokio::test]
+async fn one_window_for_every_client_fails_the_window_check() {
+    let report = extension_report(Fake::OneWindow).await;
+    let failed: Vec<_> = report
+        .results()
+        .iter()
+        .filter(|r| r.outcome.is_err())
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "sessions: open_tab for two clients (request.client) → a window each, reused, not the shared one"
+        ],
         "{}",
         report.render()
     );

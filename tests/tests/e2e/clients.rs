@@ -60,7 +60,8 @@ async fn browser(
     Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
-fn counter(stack: &Stack, who: &str) -> String {
+/// The counter fixture page of `who` (`clients/counter.html?who=`).
+pub(crate) fn counter(stack: &Stack, who: &str) -> String {
     stack
         .fixtures
         .url(&format!("clients/counter.html?who={who}"))

@@ -140,13 +140,14 @@ async fn stop_all_cancels_until_resume_and_stop_ends_one_session() {
         .chromium
         .eval(
             &popup,
-            "return document.querySelectorAll('#sessions li').length",
+            "return [...document.querySelectorAll('#sessions li')].map((li) => \
+             li.classList.contains('client') ? 'client ' + li.textContent : 'tab')",
         )
         .await;
     assert_eq!(
         listed.expect("popup sessions"),
-        1,
-        "the popup lists the live session"
+        json!(["client http", "tab"]),
+        "the popup lists the live session under its client"
     );
     let state = stack
         .chromium

@@ -1,0 +1,305 @@
+//! End-to-end, headed: the agent window never takes the person's focus
+//! (PROTOCOL.md §10 "agent window"). Real Chromium windows on the test's own
+//! Xvfb display, under a window manager (openbox: without one, X11 has no
+//! minimized windows): the person's tab is focused and records every `focus`
+//! and `blur`; an agent opens tabs in its minimized window and types and
+//! presses keys there. Afterwards the agent window is still minimized, the
+//! person's page saw no blur and still has the focus, and its tab is still the
+//! active one of its window.
+//!
+//! Known limit, measured (Chromium 156, X11): a CDP mouse press
+//! (`Input.dispatchMouseEvent` `mousePressed`, also a tap) in a minimized window
+//! restores and activates that window, so a `click` takes the focus; the
+//! ignored test `clicks_…` states the wanted behaviour.
+//!
+//! Skipped, saying so, when `Xvfb` or `openbox` is not installed (CI installs
+//! both: `.ci/run`).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use browser_bridge_tests::harness::{Stack, StackOptions};
+use serde_json::{Value, json};
+
+/// An Xvfb server of this test, on the first free display, with openbox as its
+/// window manager; both killed on drop.
+struct Xvfb {
+    child: Child,
+    wm: Option<Child>,
+    display: String,
+}
+
+impl Xvfb {
+    /// Starts `Xvfb -displayfd` (it picks a free display and writes its number),
+    /// waiting at most 10 s. `None` when `Xvfb` is not installed.
+    fn start() -> Option<Xvfb> {
+        let spawned = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => panic!("starting Xvfb: {e}"),
+        };
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(10)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("Xvfb named no display within 10 s");
+        };
+        let number = line.trim();
+        assert!(
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()),
+            "Xvfb's display: {line:?}"
+        );
+        let mut xvfb = Xvfb {
+            display: format!(":{number}"),
+            child,
+            wm: None,
+        };
+        let wm = Command::new("openbox")
+            .args(["--sm-disable"])
+            .env("DISPLAY", &xvfb.display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        match wm {
+            Ok(wm) => xvfb.wm = Some(wm),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => panic!("starting openbox: {e}"),
+        }
+        Some(xvfb)
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        if let Some(wm) = &mut self.wm {
+            let _ = wm.kill();
+            let _ = wm.wait();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The target id of the one page whose URL contains `part`.
+async fn target_of(stack: &Stack, part: &str) -> String {
+    let targets = stack.chromium.targets().await.expect("targets");
+    let found: Vec<&Value> = targets
+        .iter()
+        .filter(|t| t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.contains(part)))
+        .collect();
+    assert_eq!(found.len(), 1, "pages at {part}: {targets:?}");
+    found[0]["targetId"].as_str().expect("targetId").to_owned()
+}
+
+/// CDP `Browser.getWindowForTarget`: `(windowId, windowState)`.
+async fn window_of(stack: &Stack, target: &str) -> (i64, String) {
+    let window = stack
+        .chromium
+        .cdp(
+            "Browser.getWindowForTarget",
+            json!({"targetId": target}),
+            None,
+        )
+        .await
+        .expect("Browser.getWindowForTarget");
+    (
+        window["windowId"].as_i64().expect("windowId"),
+        window["bounds"]["windowState"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// The person's page: `{log, hasFocus, visibility}`.
+async fn person_state(stack: &Stack, session: &str) -> Value {
+    stack
+        .chromium
+        .eval(
+            session,
+            "return {log: window.focusLog, hasFocus: document.hasFocus(), \
+             visibility: document.visibilityState}",
+        )
+        .await
+        .expect("the person's page answers")
+}
+
+/// One round of the agent's work in a new tab of its window: open, (click
+/// twice,) type with keystrokes, press a key; checks the page got each of them.
+async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (i64, i64) {
+    let url = stack
+        .fixtures
+        .url(&format!("focus/agent.html?round={round}"));
+    let opened = stack
+        .act_as(client, json!({"action": "open_tab", "url": url}))
+        .await
+        .expect("open_tab");
+    let (tab, window) = (
+        opened["tabId"].as_i64().unwrap(),
+        opened["windowId"].as_i64().unwrap(),
+    );
+    let click = json!({"action": "click", "selector": "#press"});
+    let mut actions = match clicks {
+        true => vec![click.clone(), click],
+        false => Vec::new(),
+    };
+    actions.extend([
+        json!({"action": "type", "selector": "#note", "text": "hello", "keystrokes": true}),
+        json!({"action": "press_key", "key": "Enter"}),
+    ]);
+    for action in actions {
+        let done = stack
+            .act_as(client, action.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{action}: {e}"));
+        assert_eq!(done["tabId"], tab, "{action} acted on the client's tab");
+    }
+    let seen = stack
+        .act_as(
+            client,
+            json!({"action": "evaluate", "expression":
+                "return [document.getElementById('pressed').value, \
+                 document.getElementById('note').value, document.getElementById('keys').value]"}),
+        )
+        .await
+        .expect("evaluate");
+    let pressed = if clicks { "2" } else { "0" };
+    assert_eq!(
+        seen["value"],
+        json!([pressed, "hello", "[h][e][l][l][o][Enter]"]),
+        "the agent's page got every click and key"
+    );
+    (tab, window)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_types_in_its_minimized_window_without_taking_the_persons_focus() {
+    agent_beside_the_person(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "known limit: a CDP mouse press restores and activates a minimized window (Chromium 156, X11)"]
+async fn clicks_in_the_minimized_window_leave_the_persons_focus_too() {
+    agent_beside_the_person(true).await;
+}
+
+/// The person's focused tab, then two rounds of the agent's work ([`agent_round`]);
+/// checks the agent window stayed minimized and the person's page kept the focus.
+async fn agent_beside_the_person(clicks: bool) {
+    let Some(xvfb) = Xvfb::start() else {
+        eprintln!(
+            "focus:: skipped: Xvfb or openbox is not installed (`apt-get install xvfb \
+             openbox`); this suite needs real, headed windows under a window manager"
+        );
+        return;
+    };
+    let stack = Stack::start_with(StackOptions {
+        headed: true,
+        display: Some(xvfb.display.clone()),
+        ..StackOptions::default()
+    })
+    .await
+    .expect("headed stack");
+
+    // The person's tab, in the person's window, focused as after a click on it.
+    let (person_target, person) = stack
+        .chromium
+        .open_page(&stack.fixtures.url("focus/person.html"))
+        .await
+        .expect("the person's page");
+    stack
+        .chromium
+        .cdp("Page.bringToFront", json!({}), Some(&person))
+        .await
+        .expect("Page.bringToFront");
+    let until = Instant::now() + Duration::from_secs(10);
+    while person_state(&stack, &person).await["hasFocus"] != true {
+        assert!(
+            Instant::now() < until,
+            "the person's page never got the focus: {}",
+            person_state(&stack, &person).await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = person_state(&stack, &person).await;
+    let (person_window, person_window_state) = window_of(&stack, &person_target).await;
+    assert_eq!(person_window_state, "normal");
+
+    // Round 1 creates the agent's window; round 2 opens a tab in it again.
+    let mut agent_window = None;
+    for round in 1..=2 {
+        let (_, window) = agent_round(&stack, "focus-agent", round, clicks).await;
+        assert_ne!(
+            window, person_window,
+            "round {round}: not the person's window"
+        );
+        assert_eq!(
+            *agent_window.get_or_insert(window),
+            window,
+            "round {round}: the client's window is reused"
+        );
+        let target = target_of(&stack, &format!("focus/agent.html?round={round}")).await;
+        let (cdp_window, state) = window_of(&stack, &target).await;
+        assert_eq!(cdp_window, window, "CDP and chrome.windows agree");
+        assert_eq!(
+            state, "minimized",
+            "round {round}: the agent window is still minimized"
+        );
+    }
+
+    // A little time for a late activation to show up.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = person_state(&stack, &person).await;
+    let log = after["log"].as_array().expect("log");
+    assert!(
+        !log.iter().any(|e| e["type"] == "blur"),
+        "the person's page lost the focus: {after} (before the agent: {before})"
+    );
+    assert_eq!(after["log"], before["log"], "no focus change at all");
+    assert_eq!(after["hasFocus"], true, "{after}");
+    assert_eq!(after["visibility"], "visible", "{after}");
+    assert_eq!(window_of(&stack, &person_target).await.1, "normal");
+    let tabs = stack
+        .act(json!({"action": "list_tabs"}))
+        .await
+        .expect("list_tabs");
+    let person_tab = tabs["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| {
+            t["url"]
+                .as_str()
+                .is_some_and(|u| u.contains("focus/person.html"))
+        })
+        .unwrap_or_else(|| panic!("the person's tab is listed: {tabs}"));
+    assert_eq!(
+        (&person_tab["active"], &person_tab["agentWindow"]),
+        (&json!(true), &json!(false)),
+        "{person_tab}"
+    );
+    drop(stack);
+    drop(xvfb);
+}
