@@ -155,7 +155,7 @@ impl Sessions {
     }
 
     /// The download of `guid` in `tab` once its item was looked for (at most
-    /// [`MATCH_MS`] and a little more); `None` when the session forgot it.
+    /// 3.5 s); `None` when the session forgot it.
     pub async fn settled_download(&self, tab: TabId, guid: &str) -> Option<Tracked> {
         let deadline = js_sys::Date::now() + MATCH_MS + 500.0;
         loop {
