@@ -13,7 +13,8 @@ use gloo_timers::future::TimeoutFuture;
 
 use crate::app::App;
 use crate::chrome;
-use crate::sessions::downloads::{BLOCKED, Tracked, state_of};
+use crate::core::downloads::state_of;
+use crate::sessions::downloads::{BLOCKED, Tracked};
 
 /// Interval of the look at a download's item while waiting for its end (ms).
 const POLL_MS: u32 = 100;
@@ -118,7 +119,7 @@ pub async fn wait_for_download(
                 "download {id} is gone from Chrome's list (the user removed it)"
             ))
         })?;
-        let state = state_of(&item);
+        let state = state_of(&item.state);
         if state != DownloadState::InProgress {
             return Ok(ActionResult::WaitForDownload(WaitForDownloadResult {
                 tab_id: tab,

@@ -6,6 +6,7 @@
 pub mod backoff;
 pub mod connection;
 pub mod devtools;
+pub mod downloads;
 pub mod fill;
 pub mod frames;
 pub mod handoff;

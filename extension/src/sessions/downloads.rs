@@ -15,6 +15,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use super::Sessions;
 use crate::chrome::{self, DownloadItem};
+use crate::core::downloads::{file_name, judged, state_of, unclaimed};
 
 /// Longest look for the `chrome.downloads` item of a `Page.downloadWillBegin`
 /// (ms): Chrome makes the item before it tells CDP, so it is found at the first
@@ -49,13 +50,10 @@ impl Tracked {
     pub fn report(&self, item: Option<&DownloadItem>) -> Option<Download> {
         let id = self.id?;
         let item = item.cloned().unwrap_or_default();
-        let filename = match item.filename.rsplit(['/', '\\']).next() {
-            Some(name) if !name.is_empty() => name.to_owned(),
-            _ => self.suggested.clone(),
-        };
+        let filename = file_name(&item.filename, &self.suggested);
         let (state, error) = match &self.blocked {
             Some(_) => (DownloadState::Interrupted, Some(BLOCKED.to_owned())),
-            None => (state_of(&item), item.error.clone()),
+            None => (state_of(&item.state), item.error.clone()),
         };
         Some(Download {
             download_id: id,
@@ -70,21 +68,6 @@ impl Tracked {
             error,
         })
     }
-}
-
-/// `chrome.downloads.State` as the wire's (an unknown one reads as in progress).
-pub fn state_of(item: &DownloadItem) -> DownloadState {
-    match item.state.as_str() {
-        "complete" => DownloadState::Complete,
-        "interrupted" => DownloadState::Interrupted,
-        _ => DownloadState::InProgress,
-    }
-}
-
-/// The URL whose host the blocklist judges: a `blob:` URL's origin is its own
-/// URL's (`blob:https://a.test/…` → `https://a.test/…`).
-fn judged(url: &str) -> &str {
-    url.strip_prefix("blob:").unwrap_or(url)
 }
 
 impl Sessions {
@@ -161,17 +144,18 @@ impl Sessions {
         for key in ["finalUrl", "url"] {
             let query = json!({ key: url, "orderBy": ["-startTime"], "limit": 10 });
             let items = chrome::downloads_search(&query).await.unwrap_or_default();
+            let ids: Vec<u64> = items.iter().map(|i| i.id).collect();
             let reg = self.reg.borrow();
             let claimed = |id: u64| reg.downloads.values().flatten().any(|t| t.id == Some(id));
-            if let Some(item) = items.into_iter().find(|i| !claimed(i.id)) {
-                return Some(item);
+            if let Some(id) = unclaimed(&ids, claimed) {
+                return items.into_iter().find(|i| i.id == id);
             }
         }
         None
     }
 
     /// The download of `guid` in `tab` once its item was looked for (at most
-    /// [`MATCH_MS`] and a little more); `None` when the session forgot it.
+    /// 3.5 s); `None` when the session forgot it.
     pub async fn settled_download(&self, tab: TabId, guid: &str) -> Option<Tracked> {
         let deadline = js_sys::Date::now() + MATCH_MS + 500.0;
         loop {

@@ -375,3 +375,58 @@ async fn a_download_from_a_blocked_host_is_refused() {
         );
     }
 }
+
+/// The other inputs that start a download report it too: Enter on the focused
+/// attachment link (`press_key`), and a click at the link's point (`x`, `y`);
+/// each is a download of its own, and the page stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_press_and_a_click_at_a_point_report_their_downloads() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = downloads_page(&stack).await;
+    stack
+        .eval(tab, "document.getElementById('report').focus(); return 1")
+        .await
+        .expect("focus the link");
+    let started = Instant::now();
+    let pressed = stack
+        .act(json!({"action": "press_key", "tabId": tab, "key": "Enter"}))
+        .await
+        .expect("Enter on the link");
+    assert!(started.elapsed() < Duration::from_secs(5), "{pressed}");
+    assert_eq!(
+        pressed["download"]["filename"], "report.attachment.csv",
+        "{pressed}"
+    );
+    let point = stack
+        .eval(
+            tab,
+            "const r = document.getElementById('report').getBoundingClientRect(); \
+             return [r.left + r.width / 2, r.top + r.height / 2]",
+        )
+        .await
+        .expect("the link's point");
+    let clicked = stack
+        .act(json!({"action": "click", "tabId": tab, "x": point[0], "y": point[1]}))
+        .await
+        .expect("click at the link's point");
+    assert_eq!(clicked["navigated"], false, "{clicked}");
+    assert_eq!(clicked["hit"]["role"], "link", "{clicked}");
+    let download = &clicked["download"];
+    assert_ne!(download["downloadId"], pressed["download"]["downloadId"]);
+    let done = wait_for(&stack, tab, json!({"downloadId": download["downloadId"]}))
+        .await
+        .expect("wait_for_download");
+    check_saved(
+        &stack,
+        &done,
+        &fixture_bytes("report.attachment.csv"),
+        "text/csv",
+    );
+    assert!(
+        clicked["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/downloads/index.html"),
+        "{clicked}"
+    );
+}
