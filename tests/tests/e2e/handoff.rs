@@ -339,3 +339,47 @@ async fn bad_hand_offs_are_refused_before_anything_shows() {
     assert_eq!(listed(&stack, &popup).await, json!([]));
     assert_eq!(badge(&stack, &popup).await, "");
 }
+
+/// The ids of the extension's notifications (`chrome.notifications.getAll`).
+async fn notifications(stack: &Stack, popup: &str) -> Value {
+    in_popup(
+        stack,
+        popup,
+        "return Object.keys(await chrome.notifications.getAll())",
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_restart_answers_the_hand_off_not_connected_and_clears_what_it_showed() {
+    let stack = Arc::new(Stack::start().await.expect("stack"));
+    let tab = stack.open("handoff/page.html", None).await.expect("open");
+    let (_target, popup) = stack.popup().await.expect("popup");
+    let request = hand_off(&stack, tab, "Confirm the payment", 60_000);
+    wait_listed(&stack, &popup, tab).await;
+    let id = format!("browser-bridge-handoff-{tab}");
+    assert_eq!(notifications(&stack, &popup).await, json!([id]));
+    assert_eq!(badge(&stack, &popup).await, "!");
+
+    stack
+        .chromium
+        .stop_extension_worker()
+        .await
+        .expect("stop the worker");
+    let error = answer(request, Duration::from_secs(15))
+        .await
+        .expect_err("worker gone");
+    assert_eq!(error.code, "not_connected", "{error}");
+    // The new worker clears the old one's notification and badge.
+    let until = Instant::now() + Duration::from_secs(10);
+    while notifications(&stack, &popup).await != json!([]) || badge(&stack, &popup).await != "" {
+        assert!(Instant::now() < until, "the old hand-off stayed on show");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The new worker hands the tab over again.
+    let again = hand_off(&stack, tab, "Confirm the payment", 700);
+    let result = answer(again, Duration::from_secs(15))
+        .await
+        .expect("handoff");
+    assert_eq!(result["outcome"], "timeout");
+}
