@@ -2,8 +2,8 @@
 //! person with the agent's reason in the popup (as text), the badge and a
 //! notification; the popup's Done and Give up (its runtime messages), the
 //! timeout, and an obstacle that clears on a load or a same-document route
-//! change end it; a worker restart, a closed tab,
-//! Stop all and a second hand-off on the tab are answered, never left hanging.
+//! change end it; a worker restart, a closed tab, Stop all and a second
+//! hand-off on the tab are answered, never left hanging.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
