@@ -17,7 +17,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::chrome;
 use crate::core::handoff::{
     Answer, BADGE_COLOR, NOTIFICATION_PREFIX, Pending, PendingView, badge_text, notification_id,
-    notification_options,
+    notification_options, tab_of_notification,
 };
 
 /// The notification's icon, in `static/`.
@@ -87,6 +87,23 @@ impl Handoffs {
     pub fn views(&self) -> Vec<PendingView> {
         self.pending.borrow().views()
     }
+
+    /// At a worker's start: the hand-offs of a previous worker were answered
+    /// `not_connected` by the backend when its socket dropped, so their
+    /// notifications go and the badge shows only this worker's.
+    pub async fn clear_leftovers(&self) {
+        if let Ok(ids) = chrome::notifications_ids().await {
+            for id in ids {
+                let ours =
+                    tab_of_notification(&id).is_some_and(|tab| self.pending.borrow().has(tab));
+                if id.starts_with(NOTIFICATION_PREFIX) && !ours {
+                    let _ = chrome::notifications_clear(&id).await;
+                }
+            }
+        }
+        let pending = self.pending.borrow().len();
+        set_badge(pending).await;
+    }
 }
 
 /// The badge for `pending` hand-offs; failures are logged.
@@ -94,16 +111,4 @@ async fn set_badge(pending: usize) {
     if let Err(e) = chrome::action_set_badge(badge_text(pending), BADGE_COLOR).await {
         chrome::log(&format!("action badge: {e}"));
     }
-}
-
-/// At a worker's start: the hand-offs of a previous worker were answered
-/// `not_connected` by the backend when its socket dropped, so their
-/// notifications and badge go.
-pub async fn clear_leftovers() {
-    if let Ok(ids) = chrome::notifications_ids().await {
-        for id in ids.iter().filter(|id| id.starts_with(NOTIFICATION_PREFIX)) {
-            let _ = chrome::notifications_clear(id).await;
-        }
-    }
-    set_badge(0).await;
 }

@@ -99,7 +99,9 @@ impl Worker {
         future_to_promise(async move {
             app.sessions.load_settings().await;
             connection.ensure();
-            handoffs::clear_leftovers().await;
+            // Not awaited: nothing of the connection or the sessions waits on it.
+            let handoffs = app.handoffs.clone();
+            wasm_bindgen_futures::spawn_local(async move { handoffs.clear_leftovers().await });
             lifecycle::restore(&app.sessions, &app.outbox, &app.gate).await;
             if let Err(e) = chrome::alarms_create("keepalive", KEEPALIVE_ALARM_MINUTES).await {
                 chrome::log(&format!("alarms.create: {e}"));

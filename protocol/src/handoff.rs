@@ -25,7 +25,7 @@ pub struct Handoff {
     pub tab_id: Option<TabId>,
     /// What the person should do, shown to them as plain text (at most 500
     /// characters).
-    #[schemars(length(min = 1, max = HANDOFF_REASON_MAX_CHARS), regex(pattern = crate::action::NOT_BLANK_PATTERN))]
+    #[schemars(length(min = 1, max = HANDOFF_REASON_MAX_CHARS), regex(pattern = crate::text::NOT_BLANK_PATTERN))]
     pub reason: String,
     /// How long to wait for the person (ms, 1..600000).
     #[schemars(range(min = 1, max = HANDOFF_MAX_TIMEOUT_MS))]

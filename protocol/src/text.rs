@@ -1,4 +1,9 @@
-//! Byte-budget helpers shared by extract and evaluate truncation.
+//! Text helpers: the byte budgets shared by extract and evaluate truncation,
+//! and the not-blank rule of the schemas.
+
+/// A string with a non-whitespace char (`url`, target `selector`, `handoff`
+/// `reason`): what the decoder checks as `!text.trim().is_empty()`.
+pub const NOT_BLANK_PATTERN: &str = r"\S";
 
 /// The largest index `<= max` that is a char boundary of `text`.
 pub fn floor_char_boundary(text: &str, max: usize) -> usize {

@@ -33,9 +33,7 @@ pub const DRAG_STEPS: RangeInclusive<u8> = 1..=50;
 pub const DRAG_DEFAULT_STEPS: u8 = 10;
 /// Largest `screenshot.quality` (JPEG quality, 0..=100).
 pub const SCREENSHOT_QUALITY_MAX: u8 = 100;
-/// A string with a non-whitespace char (`url`, target `selector`): what the decoder
-/// checks as `!text.trim().is_empty()`.
-pub const NOT_BLANK_PATTERN: &str = r"\S";
+pub use crate::text::NOT_BLANK_PATTERN;
 /// An absolute path (`upload_file.paths`): `/…`, `\\server\…` or `C:\…` / `C:/…`.
 pub const ABSOLUTE_PATH_PATTERN: &str = r"^(/|\\\\|[A-Za-z]:[\\/])";
 

@@ -1,8 +1,9 @@
 //! `handoff` (PROTOCOL §5 "Hand-off") in real Chromium: the tab is shown to the
 //! person with the agent's reason in the popup (as text), the badge and a
 //! notification; the popup's Done and Give up (its runtime messages), the
-//! timeout, and an obstacle that clears on a navigation end it; a closed tab,
-//! Stop all and a second hand-off on the tab are answered, never left hanging.
+//! timeout, and an obstacle that clears on a load or a same-document route
+//! change end it; a worker restart, a closed tab, Stop all and a second
+//! hand-off on the tab are answered, never left hanging.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -338,4 +339,77 @@ async fn bad_hand_offs_are_refused_before_anything_shows() {
     let (_target, popup) = stack.popup().await.expect("popup");
     assert_eq!(listed(&stack, &popup).await, json!([]));
     assert_eq!(badge(&stack, &popup).await, "");
+}
+
+/// The ids of the extension's notifications (`chrome.notifications.getAll`).
+async fn notifications(stack: &Stack, popup: &str) -> Value {
+    in_popup(
+        stack,
+        popup,
+        "return Object.keys(await chrome.notifications.getAll())",
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_restart_answers_the_hand_off_not_connected_and_clears_what_it_showed() {
+    let stack = Arc::new(Stack::start().await.expect("stack"));
+    let tab = stack.open("handoff/page.html", None).await.expect("open");
+    let (_target, popup) = stack.popup().await.expect("popup");
+    let request = hand_off(&stack, tab, "Confirm the payment", 60_000);
+    wait_listed(&stack, &popup, tab).await;
+    let id = format!("browser-bridge-handoff-{tab}");
+    assert_eq!(notifications(&stack, &popup).await, json!([id]));
+    assert_eq!(badge(&stack, &popup).await, "!");
+
+    stack
+        .chromium
+        .stop_extension_worker()
+        .await
+        .expect("stop the worker");
+    let error = answer(request, Duration::from_secs(15))
+        .await
+        .expect_err("worker gone");
+    assert_eq!(error.code, "not_connected", "{error}");
+    // The new worker clears the old one's notification and badge.
+    let until = Instant::now() + Duration::from_secs(10);
+    while notifications(&stack, &popup).await != json!([]) || badge(&stack, &popup).await != "" {
+        assert!(Instant::now() < until, "the old hand-off stayed on show");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The new worker hands the tab over again.
+    let again = hand_off(&stack, tab, "Confirm the payment", 700);
+    let result = answer(again, Duration::from_secs(15))
+        .await
+        .expect("handoff");
+    assert_eq!(result["outcome"], "timeout");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_page_app_whose_sign_in_swaps_the_view_answers_done_cleared() {
+    let stack = Arc::new(Stack::start().await.expect("stack"));
+    let tab = stack
+        .open("handoff/spa-login.html", None)
+        .await
+        .expect("open");
+    let wall = stack.extract(tab).await;
+    assert_eq!(wall["obstacle"]["type"], "auth_wall", "{wall}");
+    let (_target, popup) = stack.popup().await.expect("popup");
+
+    let request = hand_off(&stack, tab, "Sign in to your account", 60_000);
+    wait_listed(&stack, &popup, tab).await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert!(!request.is_finished(), "the wall still stands: {wall}");
+
+    // Signing in pushes a route in the same document (no load).
+    let sign_in = "document.getElementById('login').requestSubmit(); return location.search";
+    assert_eq!(
+        stack.eval(tab, sign_in).await.expect("sign in"),
+        "?view=orders"
+    );
+    let result = answer(request, Duration::from_secs(15))
+        .await
+        .expect("handoff");
+    assert_eq!(result["outcome"], "done", "{result}");
+    assert_eq!(result["cleared"], true, "{result}");
 }
