@@ -189,6 +189,7 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
                 agent_window: agent == Some(t.window_id),
                 session: app.sessions.has(id),
                 client: None,
+                browser: None,
             })
         })
         .collect();
