@@ -67,9 +67,10 @@ pub struct Hello {
     pub user_agent: Option<String>,
     /// The browser's name for people and for the `browser` field (§5
     /// "Browsers"): the options page's `browserName`, else the brand and major
-    /// version (`Chromium 131`). 1 to 128 bytes, no control characters.
+    /// version (`Chromium 131`). 1 to 128 characters, no control characters
+    /// ([`crate::browser::check_browser_name`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 128))]
+    #[schemars(length(min = 1, max = 128), regex(pattern = crate::browser::BROWSER_NAME_PATTERN))]
     pub browser_name: Option<String>,
     /// The browser's full version (`131.0.6778.85`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

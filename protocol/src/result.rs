@@ -196,6 +196,10 @@ pub struct TabInfo {
 pub struct ListTabsResult {
     /// Every normal tab.
     pub tabs: Vec<TabInfo>,
+    /// Every browser connected to the backend (PROTOCOL.md §5 "Browsers"). Set
+    /// by the backend, never by the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browsers: Option<Vec<crate::browser::BrowserInfo>>,
 }
 
 /// JavaScript dialog kinds (CDP `Page.DialogType`).
