@@ -466,12 +466,17 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
     /// [`Run::execute`], also returning the typed result when there is one.
     async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
         let decoded = tool::decode(arguments.as_object().cloned());
-        let (mut action, include_text): (Action, bool) = match decoded {
+        let tool::Call {
+            mut action,
+            include_text,
+            browser,
+        } = match decoded {
             Ok(decoded) => decoded,
             Err(error) => return (observe::of_error(&error), None),
         };
         tool::default_observe(&mut action, self.observe);
-        let result: Result<ActionResult, BridgeError> = self.bridge.act(action).await;
+        let bridge = self.bridge.for_browser(browser.as_deref());
+        let result: Result<ActionResult, BridgeError> = bridge.act(action).await;
         match result {
             Ok(result) => (observe::of_result(&result, include_text), Some(result)),
             Err(error) => (observe::of_error(&error), None),

@@ -193,5 +193,8 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
             })
         })
         .collect();
-    Ok(ActionResult::ListTabs(ListTabsResult { tabs }))
+    Ok(ActionResult::ListTabs(ListTabsResult {
+        tabs,
+        browsers: None,
+    }))
 }

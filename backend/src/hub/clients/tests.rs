@@ -34,6 +34,7 @@ fn listed(tabs: &[i64]) -> Result<ActionResult, BridgeError> {
                 browser: None,
             })
             .collect(),
+        browsers: None,
     }))
 }
 
