@@ -154,6 +154,8 @@ struct Job {
     browser: Option<Arc<str>>,
     action: Action,
     reply: oneshot::Sender<ActOutcome>,
+    /// It already waited for its client's last-used browser to come back.
+    waited: bool,
 }
 
 enum Command {
@@ -375,6 +377,7 @@ impl ExtensionHub {
                 browser: self.browser.clone(),
                 action,
                 reply,
+                waited: false,
             }))
             .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
         rx.await.unwrap_or_else(|_| {
@@ -541,6 +544,35 @@ impl Owner {
             return;
         }
         self.prune_closed();
+        if let Some(job) = self.wait_for_last_used(job) {
+            self.choose_and_act(job);
+        }
+    }
+
+    /// An action without `browser` whose client's last-used browser is not
+    /// connected while others are (its worker restarting, say) waits up to
+    /// `connect_wait` for it, once, rather than going to another browser at
+    /// once; gives the job back when it does not wait.
+    fn wait_for_last_used(&mut self, mut job: Job) -> Option<Job> {
+        let gone = self.last_used.get(&job.client).is_some_and(|browser| {
+            !self.connections.iter().any(|c| c.info.client_id == browser)
+        });
+        if job.waited
+            || job.browser.is_some()
+            || !gone
+            || self.connections.is_empty()
+            || self.options.connect_wait.is_zero()
+            || matches!(job.action, Action::ListTabs(_))
+        {
+            return Some(job);
+        }
+        job.waited = true;
+        self.waiting
+            .push(Instant::now() + self.options.connect_wait, job);
+        None
+    }
+
+    fn choose_and_act(&mut self, job: Job) {
         let known: Vec<Known<'_>> = self
             .connections
             .iter()
@@ -638,6 +670,7 @@ impl Owner {
                     browser: Some(Arc::from(client_id.as_str())),
                     action: job.action.clone(),
                     reply,
+                    waited: true,
                 });
                 (name, rx)
             })
@@ -655,6 +688,7 @@ impl Owner {
             browser,
             mut action,
             reply,
+            ..
         } = job;
         let (opened, answer) = oneshot::channel();
         let open = Action::OpenTab(browser_bridge_protocol::action::OpenTab {
@@ -666,6 +700,7 @@ impl Owner {
             browser: browser.clone(),
             action: open,
             reply: opened,
+            waited: true,
         });
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -693,6 +728,7 @@ impl Owner {
                 browser,
                 action,
                 reply,
+                waited: true,
             };
             if let Some(tx) = tx.upgrade()
                 && let Err(mpsc::error::SendError(Command::Act(job))) = tx.send(Command::Act(job))
@@ -896,6 +932,11 @@ impl Owner {
             pending.answer(Err(BridgeError::new(ErrorCode::Timeout, message)));
         }
         for job in self.waiting.expire(now) {
+            if job.waited && !self.connections.is_empty() {
+                // Its last-used browser did not come back: the other rules.
+                self.act(job);
+                continue;
+            }
             let _ = job.reply.send(Err(not_connected_error()));
         }
     }
