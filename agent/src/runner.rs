@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode};
 use serde_json::{Value, json};
 use tokio::time::timeout_at;
 

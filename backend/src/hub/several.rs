@@ -11,8 +11,10 @@ use browser_bridge_protocol::result::ListTabsResult;
 use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
 use tokio::sync::oneshot;
 
-use super::ActOutcome;
 use super::clients::{Clients, Target};
+
+/// An answer, as the hub's callers get it.
+type ActOutcome = Result<ActionResult, BridgeError>;
 
 /// Browsers whose registry is kept; past it, those of browsers not connected
 /// are forgotten.

@@ -5,7 +5,8 @@
 //! without it follow its last-used browser; a client that used none gets
 //! `session_not_found` listing both, nothing sent; `list_tabs` without it asks
 //! both and marks each tab with its browser; a `tabId` both listed is refused
-//! unless `browser` names one; one browser leaving leaves the other serving.
+//! unless `browser` names one; one browser leaving leaves the other serving
+//! (after the connect-wait for the client's last-used browser to come back).
 
 use std::time::Duration;
 
@@ -17,6 +18,10 @@ use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_with};
 use crate::fake::FakeExtension;
 use crate::report::{Outcome, Report, ensure};
 use crate::wire::{expect_error, short, str_field};
+
+/// The backend's wait for a browser to (re)connect (`serve --connect-wait`'s
+/// default): how long an action may wait for its client's last-used browser.
+const CONNECT_WAIT: Duration = Duration::from_secs(5);
 
 /// How long a browser must stay silent for "nothing was sent to it".
 const SILENCE: Duration = Duration::from_millis(300);
@@ -75,10 +80,14 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
     let me = format!("conformance-browsers-{}", &client_id()[..8]);
     // Named: reaches Home only, without the field.
     let named = json!({"action": "evaluate", "expression": "return 1", "browser": home});
-    answered_on(api, &me, named, b, 7).await?;
+    answered_on(api, &me, named, b, 7)
+        .await
+        .map_err(|e| format!("an action naming Home: {e}"))?;
     silent(a, "Work, when the action named Home").await?;
     // Not named: the client's last-used browser (Home).
-    answered_on(api, &me, json!({"action": "evaluate", "expression": "return 2"}), b, 7).await?;
+    answered_on(api, &me, json!({"action": "evaluate", "expression": "return 2"}), b, 7)
+        .await
+        .map_err(|e| format!("the next action, without browser: {e}"))?;
     silent(a, "Work, for a client whose last browser is Home").await?;
     // A client that used none: refused, listing both, nothing sent.
     let other = format!("{me}-new");
@@ -98,8 +107,12 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
         let (api, other) = (api.clone(), other.clone());
         tokio::spawn(async move { api.act_as(&other, &json!({"action": "list_tabs"})).await })
     };
-    answer_list(a, 5, "https://work.test/").await?;
-    answer_list(b, 5, "https://home.test/").await?;
+    answer_list(a, 5, "https://work.test/")
+        .await
+        .map_err(|e| format!("list_tabs in Work: {e}"))?;
+    answer_list(b, 5, "https://home.test/")
+        .await
+        .map_err(|e| format!("list_tabs in Home: {e}"))?;
     let (status, body) = joined(task).await?;
     let tabs: Vec<(Value, Value)> = body["tabs"]
         .as_array()
@@ -119,14 +132,19 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
         .map_err(|e| format!("tab 5 of both browsers without browser: HTTP {status}: {e}"))?;
     let mut named = click.clone();
     named["browser"] = json!(work);
-    answered_on(api, &other, named, a, 5).await?;
+    answered_on(api, &other, named, a, 5)
+        .await
+        .map_err(|e| format!("tab 5 naming Work: {e}"))?;
     silent(b, "Home, when the action named Work").await?;
     // Home leaves: the client whose last browser it was is served by Work, the
-    // only one left (tab 9: this client has no tab of its own there).
+    // only one left, once the connect-wait for Home to come back has passed
+    // (tab 9: this client has no tab of its own there).
     drop_socket(b).await;
     tokio::time::sleep(SILENCE).await;
     let last = json!({"action": "evaluate", "expression": "return 5", "tabId": 9});
-    answered_on(api, &me, last, a, 9).await
+    answered_within(api, &me, last, a, 9, CONNECT_WAIT + ANSWER_WAIT)
+        .await
+        .map_err(|e| format!("after Home left: {e}"))
 }
 
 /// Posts `action` as `client`, expects its request on `socket` without a
@@ -138,11 +156,29 @@ async fn answered_on(
     socket: &mut ClientSocket,
     tab: u64,
 ) -> Outcome {
+    answered_within(api, client, action, socket, tab, ANSWER_WAIT).await
+}
+
+/// [`answered_on`], the request due within `wait`.
+async fn answered_within(
+    api: &HttpApi,
+    client: &str,
+    action: Value,
+    socket: &mut ClientSocket,
+    tab: u64,
+    wait: Duration,
+) -> Outcome {
     let task = {
         let (api, client) = (api.clone(), client.to_owned());
         tokio::spawn(async move { api.act_as(&client, &action).await })
     };
-    let request = next_request(socket, ANSWER_WAIT).await?;
+    let request = match next_request(socket, wait).await {
+        Ok(request) => request,
+        Err(e) => {
+            let answer = joined(task).await;
+            return Err(format!("{e}; the HTTP answer: {answer:?}"));
+        }
+    };
     let id = str_field(&request, "id")?.to_owned();
     ensure(request["action"].get("browser").is_none(), || {
         format!("browser was sent to the extension: {}", short(&request))
