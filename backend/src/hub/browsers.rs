@@ -3,12 +3,13 @@
 //! which browser an action goes to, and each client's last-used browser.
 //!
 //! tabIds are per browser process, so a browser is chosen before anything about
-//! tabs is decided: the caller's `browser` (a name or a `clientId`); else, for a
-//! `tabId` that only one browser knows, that browser; else the client's
-//! last-used browser while it is connected; else the only one connected. A
-//! `tabId` that several browsers know, or a choice left open among several
-//! browsers, is `session_not_found` listing them. `list_tabs` without `browser`
-//! goes to every browser.
+//! tabs is decided: the caller's `browser` (a name or a `clientId`); else the
+//! only one connected; else, for a `tabId` that only one browser knows, that
+//! browser; else the client's last-used browser. A `tabId` that several
+//! browsers know, or a choice left open among several browsers, is
+//! `session_not_found` listing them. `list_tabs` without `browser` goes to
+//! every browser. (The hub first lets an action wait for its client's
+//! last-used browser when that one is reconnecting.)
 
 use std::collections::HashMap;
 use std::sync::Arc;
