@@ -378,7 +378,8 @@ mod tests {
         log.record("work", started(7));
         log.record("home", started(7));
         log.record("home", started(8));
-        let tabs = |b: &str| -> Vec<i64> { log.sessions_of(b).iter().map(|s| s.tab_id.0).collect() };
+        let tabs =
+            |b: &str| -> Vec<i64> { log.sessions_of(b).iter().map(|s| s.tab_id.0).collect() };
         assert_eq!((tabs("work"), tabs("home")), (vec![7], vec![7, 8]));
         // The same tabId ending in one browser leaves the other's.
         log.record(
@@ -391,7 +392,13 @@ mod tests {
             }),
         );
         assert_eq!((tabs("work"), tabs("home")), (vec![7], vec![8]));
-        log.record("work", Event::GlobalStop(GlobalStop { session_count: 1, at: 3 }));
+        log.record(
+            "work",
+            Event::GlobalStop(GlobalStop {
+                session_count: 1,
+                at: 3,
+            }),
+        );
         assert_eq!((tabs("work"), tabs("home")), (vec![], vec![8]));
         log.record("work", started(9));
         log.clear_sessions_of("home");

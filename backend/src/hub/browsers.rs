@@ -55,7 +55,10 @@ pub fn unique_name(wanted: Option<&str>, client_id: &str, taken: &[&str]) -> Str
     if free(base) {
         return base.to_owned();
     }
-    let short: String = client_id.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let short: String = client_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
     for len in [4, 8, short.len()] {
         let candidate = format!("{base} ({})", &short[..len.min(short.len())]);
         if len > 0 && len <= short.len() && free(&candidate) {
@@ -204,46 +207,107 @@ mod tests {
     #[test]
     fn a_named_browser_by_name_case_or_client_id() {
         for wanted in ["Home", "home", "0b2a9c8d-1111"] {
-            let choice = choose(&TWO, Some(wanted), "click", Some(TabId(1)), never, Some("6f1c2d3e-0000"));
+            let choice = choose(
+                &TWO,
+                Some(wanted),
+                "click",
+                Some(TabId(1)),
+                never,
+                Some("6f1c2d3e-0000"),
+            );
             assert_eq!(choice, Choice::One(1), "{wanted}");
         }
         let message = refused(choose(&TWO, Some("Office"), "click", None, never, None));
         assert!(message.contains("\"Office\""), "{message}");
-        assert!(message.contains("\"Work\" (clientId 6f1c2d3e-0000), \"Home\""), "{message}");
+        assert!(
+            message.contains("\"Work\" (clientId 6f1c2d3e-0000), \"Home\""),
+            "{message}"
+        );
         // Named in list_tabs too: only that browser.
-        assert_eq!(choose(&TWO, Some("Work"), "list_tabs", None, never, None), Choice::One(0));
+        assert_eq!(
+            choose(&TWO, Some("Work"), "list_tabs", None, never, None),
+            Choice::One(0)
+        );
     }
 
     #[test]
     fn without_browser_the_last_used_then_the_only_one() {
-        assert_eq!(choose(&TWO, None, "click", None, never, Some("0b2a9c8d-1111")), Choice::One(1));
-        assert_eq!(choose(&TWO[..1], None, "click", None, never, Some("gone")), Choice::One(0));
-        assert_eq!(choose(&TWO[..1], None, "list_tabs", None, never, None), Choice::One(0));
-        assert_eq!(choose(&TWO, None, "list_tabs", None, never, Some("0b2a9c8d-1111")), Choice::All);
+        assert_eq!(
+            choose(&TWO, None, "click", None, never, Some("0b2a9c8d-1111")),
+            Choice::One(1)
+        );
+        assert_eq!(
+            choose(&TWO[..1], None, "click", None, never, Some("gone")),
+            Choice::One(0)
+        );
+        assert_eq!(
+            choose(&TWO[..1], None, "list_tabs", None, never, None),
+            Choice::One(0)
+        );
+        assert_eq!(
+            choose(&TWO, None, "list_tabs", None, never, Some("0b2a9c8d-1111")),
+            Choice::All
+        );
         let message = refused(choose(&TWO, None, "extract", None, never, Some("gone")));
-        assert!(message.contains("used none") && message.contains("\"Home\""), "{message}");
-        assert_eq!(choose(&[], Some("Work"), "click", None, never, None), Choice::Wait);
+        assert!(
+            message.contains("used none") && message.contains("\"Home\""),
+            "{message}"
+        );
+        assert_eq!(
+            choose(&[], Some("Work"), "click", None, never, None),
+            Choice::Wait
+        );
     }
 
     #[test]
     fn a_tab_id_goes_where_it_is_known_and_never_guesses_between_two() {
         let in_home = |i: usize, tab: TabId| i == 1 && tab == TabId(7);
         // Known only in Home: there, whatever the client used last.
-        let choice = choose(&TWO, None, "click", Some(TabId(7)), in_home, Some("6f1c2d3e-0000"));
+        let choice = choose(
+            &TWO,
+            None,
+            "click",
+            Some(TabId(7)),
+            in_home,
+            Some("6f1c2d3e-0000"),
+        );
         assert_eq!(choice, Choice::One(1));
         // Known nowhere: the last-used browser.
-        let choice = choose(&TWO, None, "click", Some(TabId(8)), in_home, Some("6f1c2d3e-0000"));
+        let choice = choose(
+            &TWO,
+            None,
+            "click",
+            Some(TabId(8)),
+            in_home,
+            Some("6f1c2d3e-0000"),
+        );
         assert_eq!(choice, Choice::One(0));
         // Known in both: named, never guessed.
         let both = |_: usize, tab: TabId| tab == TabId(7);
-        let message = refused(choose(&TWO, None, "click", Some(TabId(7)), both, Some("6f1c2d3e-0000")));
-        assert!(message.contains("tab 7 is known in several browsers"), "{message}");
-        assert!(message.contains("\"Work\"") && message.contains("\"Home\""), "{message}");
+        let message = refused(choose(
+            &TWO,
+            None,
+            "click",
+            Some(TabId(7)),
+            both,
+            Some("6f1c2d3e-0000"),
+        ));
+        assert!(
+            message.contains("tab 7 is known in several browsers"),
+            "{message}"
+        );
+        assert!(
+            message.contains("\"Work\"") && message.contains("\"Home\""),
+            "{message}"
+        );
     }
 
     #[test]
     fn names_are_unique_among_connected_browsers() {
-        assert_eq!(unique_name(Some("Chromium 131"), "6f1c-2d3e", &[]), "Chromium 131");
+        assert_eq!(
+            unique_name(Some("Chromium 131"), "6f1c-2d3e", &[]),
+            "Chromium 131"
+        );
         assert_eq!(
             unique_name(Some("Chromium 131"), "6f1c-2d3e", &["chromium 131"]),
             "Chromium 131 (6f1c)"
@@ -253,7 +317,10 @@ mod tests {
             "A (6f1c2d3e)"
         );
         assert_eq!(unique_name(None, "", &["browser"]), "browser (2)");
-        assert_eq!(unique_name(None, "ab", &["browser", "browser (ab)"]), "browser (2)");
+        assert_eq!(
+            unique_name(None, "ab", &["browser", "browser (ab)"]),
+            "browser (2)"
+        );
     }
 
     #[test]
@@ -263,7 +330,10 @@ mod tests {
         last.used(&a, "B1");
         last.used(&Arc::from("mcp-b"), "B2");
         last.used(&a, "B2");
-        assert_eq!((last.get("mcp-a"), last.get("mcp-b"), last.get("x")), (Some("B2"), Some("B2"), None));
+        assert_eq!(
+            (last.get("mcp-a"), last.get("mcp-b"), last.get("x")),
+            (Some("B2"), Some("B2"), None)
+        );
         for n in 0..MAX_REMEMBERED {
             last.used(&Arc::from(format!("c{n}").as_str()), "B1");
         }

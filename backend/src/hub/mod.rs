@@ -527,7 +527,11 @@ impl Owner {
                 let (sessions, session_count) = self.events.sessions_page(STATUS_SESSIONS);
                 let _ = reply.send(HubStatus {
                     extension: self.connections.last().map(|c| capped_info(&c.info)),
-                    browsers: self.connections.iter().map(|c| capped_info(&c.info)).collect(),
+                    browsers: self
+                        .connections
+                        .iter()
+                        .map(|c| capped_info(&c.info))
+                        .collect(),
                     in_flight: self.in_flight.len(),
                     waiting: self.waiting.len(),
                     sessions,
@@ -554,9 +558,10 @@ impl Owner {
     /// `connect_wait` for it, once, rather than going to another browser at
     /// once; gives the job back when it does not wait.
     fn wait_for_last_used(&mut self, mut job: Job) -> Option<Job> {
-        let gone = self.last_used.get(&job.client).is_some_and(|browser| {
-            !self.connections.iter().any(|c| c.info.client_id == browser)
-        });
+        let gone = self
+            .last_used
+            .get(&job.client)
+            .is_some_and(|browser| !self.connections.iter().any(|c| c.info.client_id == browser));
         if job.waited
             || job.browser.is_some()
             || !gone
@@ -589,7 +594,11 @@ impl Owner {
             |i, tab| {
                 let browser = &self.connections[i].info.client_id;
                 self.registries.knows(browser, tab)
-                    || self.events.sessions_of(browser).iter().any(|s| s.tab_id == tab)
+                    || self
+                        .events
+                        .sessions_of(browser)
+                        .iter()
+                        .any(|s| s.tab_id == tab)
             },
             self.last_used.get(&job.client),
         );
@@ -822,7 +831,11 @@ impl Owner {
             .partition(|c| c.info.client_id == client_id);
         self.connections = kept;
         let mut attachment = attachment;
-        let taken: Vec<&str> = self.connections.iter().map(|c| c.info.name.as_str()).collect();
+        let taken: Vec<&str> = self
+            .connections
+            .iter()
+            .map(|c| c.info.name.as_str())
+            .collect();
         let wanted = Some(attachment.info.name.as_str()).filter(|n| !n.is_empty());
         attachment.info.name = browsers::unique_name(wanted, &client_id, &taken);
         for old in replaced {
@@ -844,7 +857,11 @@ impl Owner {
             let gone = self.connections.remove(at);
             tracing::info!(conn, name = %gone.info.name, "extension disconnected");
             let browser = &gone.info.client_id;
-            if !self.connections.iter().any(|c| c.info.client_id == *browser) {
+            if !self
+                .connections
+                .iter()
+                .any(|c| c.info.client_id == *browser)
+            {
                 self.events.clear_sessions_of(browser);
             }
         }

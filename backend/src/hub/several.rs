@@ -41,7 +41,11 @@ impl Registries {
         if !self.by_browser.contains_key(browser) && self.by_browser.len() >= MAX_REGISTRIES {
             self.by_browser.retain(|b, _| live.contains(&b.as_str()));
         }
-        &mut self.by_browser.entry(browser.to_owned()).or_default().clients
+        &mut self
+            .by_browser
+            .entry(browser.to_owned())
+            .or_default()
+            .clients
     }
 
     /// Whether `browser` is known to have `tab` (a tab a client acted on, or
@@ -123,5 +127,8 @@ pub async fn merge_lists(
             }
         }
     }
-    let _ = reply.send(Ok(ActionResult::ListTabs(ListTabsResult { tabs, browsers })));
+    let _ = reply.send(Ok(ActionResult::ListTabs(ListTabsResult {
+        tabs,
+        browsers,
+    })));
 }

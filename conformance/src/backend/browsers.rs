@@ -68,7 +68,12 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
         .as_array()
         .map(|list| {
             list.iter()
-                .map(|x| (x["name"].as_str().unwrap_or_default().to_owned(), x["clientId"].as_str().unwrap_or_default().to_owned()))
+                .map(|x| {
+                    (
+                        x["name"].as_str().unwrap_or_default().to_owned(),
+                        x["clientId"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -85,14 +90,23 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
         .map_err(|e| format!("an action naming Home: {e}"))?;
     silent(a, "Work, when the action named Home").await?;
     // Not named: the client's last-used browser (Home).
-    answered_on(api, &me, json!({"action": "evaluate", "expression": "return 2"}), b, 7)
-        .await
-        .map_err(|e| format!("the next action, without browser: {e}"))?;
+    answered_on(
+        api,
+        &me,
+        json!({"action": "evaluate", "expression": "return 2"}),
+        b,
+        7,
+    )
+    .await
+    .map_err(|e| format!("the next action, without browser: {e}"))?;
     silent(a, "Work, for a client whose last browser is Home").await?;
     // A client that used none: refused, listing both, nothing sent.
     let other = format!("{me}-new");
     let (status, body) = api
-        .act_as(&other, &json!({"action": "evaluate", "expression": "return 3"}))
+        .act_as(
+            &other,
+            &json!({"action": "evaluate", "expression": "return 3"}),
+        )
         .await?;
     expect_error(&body["error"], "session_not_found")
         .map_err(|e| format!("a client that used no browser: HTTP {status}: {e}"))?;
@@ -116,7 +130,11 @@ async fn scenario(api: &HttpApi, a: Browser<'_>, b: Browser<'_>) -> Outcome {
     let (status, body) = joined(task).await?;
     let tabs: Vec<(Value, Value)> = body["tabs"]
         .as_array()
-        .map(|t| t.iter().map(|t| (t["url"].clone(), t["browser"].clone())).collect())
+        .map(|t| {
+            t.iter()
+                .map(|t| (t["url"].clone(), t["browser"].clone()))
+                .collect()
+        })
         .unwrap_or_default();
     ensure(
         status == 200

@@ -167,8 +167,11 @@ pub(crate) async fn connect_extension(
     target: &BackendTarget,
     client_id: &str,
 ) -> Result<(ClientSocket, Value), String> {
-    connect_with(target, FakeExtension::new(&target.ws_url, &target.token).client_id(client_id))
-        .await
+    connect_with(
+        target,
+        FakeExtension::new(&target.ws_url, &target.token).client_id(client_id),
+    )
+    .await
 }
 
 /// [`connect_extension`] for a fake built by the caller (a `browserName`).

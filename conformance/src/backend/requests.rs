@@ -292,12 +292,17 @@ fn spawn_act(api: &HttpApi, action: Value) -> JoinHandle<Result<HttpAnswer, Stri
     tokio::spawn(async move { api.act(&action).await })
 }
 
-pub(super) async fn joined(task: JoinHandle<Result<HttpAnswer, String>>) -> Result<HttpAnswer, String> {
+pub(super) async fn joined(
+    task: JoinHandle<Result<HttpAnswer, String>>,
+) -> Result<HttpAnswer, String> {
     task.await.map_err(|e| format!("HTTP task failed: {e}"))?
 }
 
 /// The next `request` frame, skipping anything else.
-pub(super) async fn next_request(socket: &mut ClientSocket, wait: Duration) -> Result<Value, String> {
+pub(super) async fn next_request(
+    socket: &mut ClientSocket,
+    wait: Duration,
+) -> Result<Value, String> {
     let deadline = tokio::time::Instant::now() + wait;
     loop {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -85,7 +85,10 @@ mod tests {
     fn version_from_the_user_agent() {
         let ua = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
                   Chrome/131.0.6778.85 Safari/537.36";
-        assert_eq!(version_from_user_agent(ua).as_deref(), Some("131.0.6778.85"));
+        assert_eq!(
+            version_from_user_agent(ua).as_deref(),
+            Some("131.0.6778.85")
+        );
         assert_eq!(version_from_user_agent("Mozilla/5.0 Firefox/130"), None);
     }
 }

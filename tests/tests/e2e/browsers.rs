@@ -43,7 +43,11 @@ fn browsers_of(status: &Value) -> Vec<Value> {
 #[tokio::test]
 async fn two_browsers_on_one_serve() {
     let stack = Stack::start().await.expect("stack");
-    let page = |who: &str| stack.fixtures.url(&format!("clients/counter.html?who={who}"));
+    let page = |who: &str| {
+        stack
+            .fixtures
+            .url(&format!("clients/counter.html?who={who}"))
+    };
     let work = stack
         .name_browser(&stack.chromium, "Work")
         .await
@@ -59,7 +63,10 @@ async fn two_browsers_on_one_serve() {
     for browser in [&work, &home] {
         let version = browser["browserVersion"].as_str().unwrap_or_default();
         assert!(version.split('.').count() >= 3, "a full version: {browser}");
-        assert!(browser["connectedAt"].as_u64().unwrap_or(0) > 0, "{browser}");
+        assert!(
+            browser["connectedAt"].as_u64().unwrap_or(0) > 0,
+            "{browser}"
+        );
     }
 
     // Named: the tab opens in Home's process, not in Work's.
@@ -99,7 +106,9 @@ async fn two_browsers_on_one_serve() {
     assert_eq!(where_is(&stack, "agent-a").await.expect("a"), "?who=a2");
 
     // A client that used neither is told to choose, nothing runs.
-    let refused = where_is(&stack, "agent-c").await.expect_err("no browser chosen");
+    let refused = where_is(&stack, "agent-c")
+        .await
+        .expect_err("no browser chosen");
     assert_eq!(refused.code, "session_not_found", "{refused}");
     assert!(
         refused.message.contains("\"Work\"") && refused.message.contains("\"Home\""),
@@ -146,7 +155,10 @@ async fn two_browsers_on_one_serve() {
         .expect("stop Home's worker");
     let until = Instant::now() + Duration::from_secs(20);
     let again = loop {
-        let entry = stack.wait_browser("Home", Duration::from_secs(20)).await.expect("Home");
+        let entry = stack
+            .wait_browser("Home", Duration::from_secs(20))
+            .await
+            .expect("Home");
         if entry["connectionId"] != before {
             break entry;
         }
@@ -171,15 +183,25 @@ async fn two_browsers_on_one_serve() {
         }
     };
     let started = Instant::now();
-    let (at_home, at_work, ()) = tokio::join!(waiting("agent-a", 20_000), waiting("agent-b", 3_000), async {
-        tokio::time::sleep(Duration::from_millis(800)).await;
-        drop(home_browser);
-    });
+    let (at_home, at_work, ()) = tokio::join!(
+        waiting("agent-a", 20_000),
+        waiting("agent-b", 3_000),
+        async {
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            drop(home_browser);
+        }
+    );
     let at_home = at_home.expect_err("Home's request fails");
     assert_eq!(at_home.code, "not_connected", "{at_home}");
-    assert!(started.elapsed() < Duration::from_secs(15), "failed at once, not at its deadline");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "failed at once, not at its deadline"
+    );
     let at_work = at_work.expect_err("nothing appears in Work");
-    assert_eq!(at_work.code, "timeout", "Work's own deadline, not the disconnect: {at_work}");
+    assert_eq!(
+        at_work.code, "timeout",
+        "Work's own deadline, not the disconnect: {at_work}"
+    );
     let until = Instant::now() + Duration::from_secs(10);
     while browsers_of(&stack.status().await.expect("status")).len() != 1 {
         assert!(Instant::now() < until, "Home still listed");

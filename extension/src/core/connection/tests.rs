@@ -94,14 +94,18 @@ fn opened() -> Conn {
     assert_eq!(hello.extension_version, "1.2.3");
     assert_eq!(hello.user_agent.as_deref(), Some("UA"));
     assert_eq!(hello.protocol_version, PROTOCOL_VERSION);
-    assert_eq!((&hello.browser_name, &hello.browser_version), (&None, &None));
+    assert_eq!(
+        (&hello.browser_name, &hello.browser_version),
+        (&None, &None)
+    );
     conn
 }
 
 /// The `hello` a connection sends with `browserName` set to `name`.
 fn hello_named(name: Option<&str>) -> Hello {
     let ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.6778.85 Safari/537.36";
-    let conn = Conn::new("1".into(), Some(ua.into())).with_default_name(Some("Chromium 131".into()));
+    let conn =
+        Conn::new("1".into(), Some(ua.into())).with_default_name(Some("Chromium 131".into()));
     let (conn, _) = run(conn, Input::Ensure);
     let (conn, _) = run(
         conn,
