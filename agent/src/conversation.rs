@@ -336,6 +336,7 @@ mod tests {
             agent_window: session,
             session,
             client: None,
+            browser: None,
         };
         assert_eq!(
             tabs_context(&[tab(1, false, "My bank"), tab(2, true, "Claim\n form")]),

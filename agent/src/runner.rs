@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use browser_bridge_protocol::handoff::HandoffOutcome;
-use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode};
 use serde_json::{Value, json};
 use tokio::time::timeout_at;
 
@@ -549,12 +549,17 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
     /// the typed result when there is one.
     async fn execute_typed(&self, arguments: &Value) -> (Observation, Option<ActionResult>) {
         let decoded = tool::decode(arguments.as_object().cloned());
-        let (mut action, include_text): (Action, bool) = match decoded {
+        let tool::Call {
+            mut action,
+            include_text,
+            browser,
+        } = match decoded {
             Ok(decoded) => decoded,
             Err(error) => return (observe::of_error(&error), None),
         };
         tool::default_observe(&mut action, self.observe);
-        let result: Result<ActionResult, BridgeError> = self.bridge.act(action).await;
+        let bridge = self.bridge.for_browser(browser.as_deref());
+        let result: Result<ActionResult, BridgeError> = bridge.act(action).await;
         match result {
             Ok(result) => (observe::of_result(&result, include_text), Some(result)),
             Err(error) => (observe::of_error(&error), None),

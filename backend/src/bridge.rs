@@ -24,4 +24,12 @@ pub trait Bridge: Clone + Send + Sync + 'static {
         let _ = client;
         self.clone()
     }
+
+    /// The same bridge sending to the browser named `browser` (a browser's
+    /// name or its extension's `clientId`, PROTOCOL.md §5 "Browsers"); `None`:
+    /// the backend chooses. Bridges that know one browser return themselves.
+    fn for_browser(&self, browser: Option<&str>) -> Self {
+        let _ = browser;
+        self.clone()
+    }
 }

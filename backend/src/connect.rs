@@ -90,6 +90,13 @@ impl Bridge for AnyBridge {
             AnyBridge::Hub(hub) => AnyBridge::Hub(hub.for_client(client)),
         }
     }
+
+    fn for_browser(&self, browser: Option<&str>) -> Self {
+        match self {
+            AnyBridge::Remote(bridge) => AnyBridge::Remote(bridge.for_browser(browser)),
+            AnyBridge::Hub(hub) => AnyBridge::Hub(hub.for_browser(browser)),
+        }
+    }
 }
 
 /// A reached browser; keeps the in-process server alive until [`Connected::close`].
@@ -193,6 +200,8 @@ pub struct Failover {
     config_dir: Option<std::path::PathBuf>,
     connect_wait: Duration,
     client: Option<std::sync::Arc<str>>,
+    /// [`Bridge::for_browser`]'s choice, applied to whichever bridge is current.
+    browser: Option<std::sync::Arc<str>>,
     state: std::sync::Arc<tokio::sync::Mutex<FailoverState>>,
 }
 
@@ -215,6 +224,7 @@ impl Failover {
             config_dir: config_dir.map(Path::to_path_buf),
             connect_wait,
             client: None,
+            browser: None,
             state: std::sync::Arc::new(tokio::sync::Mutex::new(FailoverState {
                 bridge: AnyBridge::Remote(bridge),
                 hosted: None,
@@ -275,7 +285,8 @@ impl Bridge for Failover {
         let bridge = match &self.client {
             Some(client) => bridge.for_client(client),
             None => bridge,
-        };
+        }
+        .for_browser(self.browser.as_deref());
         match bridge.act(action).await {
             Err(error) if error.code == ErrorCode::NotConnected => {
                 Err(self.reach_again(error).await)
@@ -287,6 +298,13 @@ impl Bridge for Failover {
     fn for_client(&self, client: &str) -> Self {
         Failover {
             client: Some(std::sync::Arc::from(client)),
+            ..self.clone()
+        }
+    }
+
+    fn for_browser(&self, browser: Option<&str>) -> Self {
+        Failover {
+            browser: browser.map(std::sync::Arc::from),
             ..self.clone()
         }
     }

@@ -50,7 +50,9 @@ pub struct EventRecord {
 #[derive(Debug, Default)]
 struct State {
     ring: VecDeque<EventRecord>,
-    sessions: BTreeMap<TabId, SessionStarted>,
+    /// By browser (its extension's `clientId`, cut) and tab: tabIds are per
+    /// browser process (PROTOCOL.md §5 "Browsers").
+    sessions: BTreeMap<(String, TabId), SessionStarted>,
 }
 
 /// The event store; cheap to clone, shared by the hub and the WebSocket tasks.
@@ -183,10 +185,12 @@ impl EventLog {
             let _ = audit.send(line);
         }
         let mut state = self.lock();
+        let browser = record.client_id.clone();
         match &record.event {
             Event::SessionStarted(s) => {
-                if state.sessions.len() < MAX_SESSIONS || state.sessions.contains_key(&s.tab_id) {
-                    state.sessions.insert(s.tab_id, s.clone());
+                let key = (browser, s.tab_id);
+                if state.sessions.len() < MAX_SESSIONS || state.sessions.contains_key(&key) {
+                    state.sessions.insert(key, s.clone());
                 } else {
                     tracing::warn!(
                         tab_id = s.tab_id.0,
@@ -195,9 +199,9 @@ impl EventLog {
                 }
             }
             Event::SessionEnded(e) => {
-                state.sessions.remove(&e.tab_id);
+                state.sessions.remove(&(browser, e.tab_id));
             }
-            Event::GlobalStop(_) => state.sessions.clear(),
+            Event::GlobalStop(_) => state.sessions.retain(|(b, _), _| *b != browser),
             // domain_blocked, and event types added later (Event is non-exhaustive).
             _ => {}
         }
@@ -207,9 +211,27 @@ impl EventLog {
         state.ring.push_back(record);
     }
 
-    /// Forgets the live sessions: the extension that owned them disconnected.
+    /// Forgets every live session (the backend is shutting down).
     pub fn clear_sessions(&self) {
         self.lock().sessions.clear();
+    }
+
+    /// Forgets the live sessions of the browser `client_id`: its extension
+    /// disconnected.
+    pub fn clear_sessions_of(&self, client_id: &str) {
+        let client_id = cut(client_id, MAX_EVENT_TEXT_BYTES);
+        self.lock().sessions.retain(|(b, _), _| *b != client_id);
+    }
+
+    /// The live sessions of the browser `client_id`, by tab id.
+    pub fn sessions_of(&self, client_id: &str) -> Vec<SessionStarted> {
+        let client_id = cut(client_id, MAX_EVENT_TEXT_BYTES);
+        self.lock()
+            .sessions
+            .iter()
+            .filter(|((b, _), _)| *b == client_id)
+            .map(|(_, s)| s.clone())
+            .collect()
     }
 
     /// The last [`EVENT_RING`] events, oldest first.
@@ -217,12 +239,14 @@ impl EventLog {
         self.lock().ring.iter().cloned().collect()
     }
 
-    /// Live sessions (started and not ended), by tab id.
+    /// Live sessions (started and not ended) of every browser, by browser then
+    /// tab id.
     pub fn sessions(&self) -> Vec<SessionStarted> {
         self.lock().sessions.values().cloned().collect()
     }
 
-    /// The first `limit` live sessions by tab id, and how many there are in all.
+    /// The first `limit` live sessions (by browser, then tab id), and how many
+    /// there are in all.
     pub fn sessions_page(&self, limit: usize) -> (Vec<SessionStarted>, usize) {
         let state = self.lock();
         let listed = state.sessions.values().take(limit).cloned().collect();
@@ -349,6 +373,39 @@ mod tests {
     }
 
     #[test]
+    fn sessions_are_per_browser() {
+        let log = EventLog::in_memory();
+        log.record("work", started(7));
+        log.record("home", started(7));
+        log.record("home", started(8));
+        let tabs =
+            |b: &str| -> Vec<i64> { log.sessions_of(b).iter().map(|s| s.tab_id.0).collect() };
+        assert_eq!((tabs("work"), tabs("home")), (vec![7], vec![7, 8]));
+        // The same tabId ending in one browser leaves the other's.
+        log.record(
+            "home",
+            Event::SessionEnded(SessionEnded {
+                tab_id: TabId(7),
+                reason: SessionEndReason::TabClosed,
+                action_count: 1,
+                ended_at: 2,
+            }),
+        );
+        assert_eq!((tabs("work"), tabs("home")), (vec![7], vec![8]));
+        log.record(
+            "work",
+            Event::GlobalStop(GlobalStop {
+                session_count: 1,
+                at: 3,
+            }),
+        );
+        assert_eq!((tabs("work"), tabs("home")), (vec![], vec![8]));
+        log.record("work", started(9));
+        log.clear_sessions_of("home");
+        assert_eq!((tabs("work"), tabs("home")), (vec![9], vec![]));
+    }
+
+    #[test]
     fn event_text_and_sessions_are_capped() {
         let log = EventLog::in_memory();
         let long = format!("https://example.test/{}", "é".repeat(5000));
@@ -375,7 +432,8 @@ mod tests {
         }
         let (listed, total) = log.sessions_page(10);
         assert_eq!((listed.len(), total), (10, MAX_SESSIONS));
-        assert_eq!(listed[0].tab_id, TabId(1));
+        // By browser, then tab: "c1" sorts before the long "ccc…".
+        assert_eq!(listed[0].tab_id, TabId(2));
     }
 
     #[test]

@@ -67,6 +67,7 @@ pub struct FakeExtension {
     ws_url: String,
     token: String,
     client_id: String,
+    browser_name: Option<String>,
     origin: String,
     retry_for: Duration,
     answer_wait: Duration,
@@ -81,6 +82,7 @@ impl FakeExtension {
             ws_url: ws_url.into(),
             token: token.into(),
             client_id: uuid::Uuid::new_v4().to_string(),
+            browser_name: None,
             origin: FAKE_ORIGIN.to_owned(),
             retry_for: Duration::ZERO,
             answer_wait: Duration::from_secs(10),
@@ -90,6 +92,13 @@ impl FakeExtension {
     /// The `clientId` of the `hello` (the backend reports it in `/v1/status`).
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         self.client_id = client_id.into();
+        self
+    }
+
+    /// The `browserName` of the `hello` (PROTOCOL.md §5 "Browsers"); none by
+    /// default.
+    pub fn browser_name(mut self, name: impl Into<String>) -> Self {
+        self.browser_name = Some(name.into());
         self
     }
 
@@ -159,7 +168,7 @@ impl FakeExtension {
 
     async fn handshake(&self, ws: &mut ExtensionSocket) -> Result<Value, FakeError> {
         let n_e = auth::encode_nonce(&rand::random());
-        let hello = json!({
+        let mut hello = json!({
             "type": "hello",
             "protocolVersion": PROTOCOL_VERSION,
             "extensionVersion": "0.0.0-fake",
@@ -167,6 +176,9 @@ impl FakeExtension {
             "userAgent": "browser-bridge-fake-extension",
             "nonce": n_e,
         });
+        if let Some(name) = &self.browser_name {
+            hello["browserName"] = name.as_str().into();
+        }
         send(ws, &hello).await.map_err(FakeError::Handshake)?;
         let challenge = self.next_json(ws).await?;
         if challenge["type"] != "challenge" {

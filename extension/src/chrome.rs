@@ -7,7 +7,7 @@
 //! every listener synchronously in the worker's first turn and forwards them to
 //! [`crate::Worker::handle_event`].
 
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Array, Object, Promise, Reflect};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -455,6 +455,29 @@ pub fn random_uuid() -> String {
 pub fn user_agent() -> Option<String> {
     let global: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
     global.navigator().user_agent().ok()
+}
+
+/// `navigator.userAgentData.brands` of the worker as `(brand, version)` pairs
+/// (empty where the browser has no `userAgentData`).
+pub fn user_agent_brands() -> Vec<(String, String)> {
+    let global = js_sys::global();
+    let brands = Reflect::get(&global, &"navigator".into())
+        .and_then(|n| Reflect::get(&n, &"userAgentData".into()))
+        .and_then(|d| Reflect::get(&d, &"brands".into()))
+        .ok()
+        .filter(|b| b.is_object())
+        .map(|b| Array::from(&b))
+        .unwrap_or_default();
+    let field = |item: &JsValue, key: &str| {
+        Reflect::get(item, &key.into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default()
+    };
+    brands
+        .iter()
+        .map(|item| (field(&item, "brand"), field(&item, "version")))
+        .collect()
 }
 
 /// Milliseconds since the Unix epoch (`Date.now()`).

@@ -58,7 +58,9 @@ impl Connection {
     /// A disconnected connection that drains `outbox` and hands each request to
     /// `on_request`.
     pub fn new(outbox: &Outbox, on_request: impl Fn(Request) + 'static) -> Connection {
-        let conn = Conn::new(chrome::extension_version(), chrome::user_agent());
+        let conn = Conn::new(chrome::extension_version(), chrome::user_agent()).with_default_name(
+            crate::core::browser::default_name(&chrome::user_agent_brands()),
+        );
         let connection = Connection {
             inner: Rc::new(Inner {
                 state: RefCell::new(Some(conn)),

@@ -256,6 +256,8 @@ impl Worker {
                 let _ = chrome::storage_set(&json!({ keys::FATAL_ERROR: null })).await;
                 connection.reconnect();
             });
+        } else if change.renamed {
+            self.connection.reconnect();
         }
     }
 }

@@ -65,6 +65,16 @@ pub struct Hello {
     /// `navigator.userAgent` of the browser.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_agent: Option<String>,
+    /// The browser's name for people and for the `browser` field (§5
+    /// "Browsers"): the options page's `browserName`, else the brand and major
+    /// version (`Chromium 131`). 1 to 128 characters, no control characters
+    /// ([`crate::browser::check_browser_name`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 128), regex(pattern = crate::browser::BROWSER_NAME_PATTERN))]
+    pub browser_name: Option<String>,
+    /// The browser's full version (`131.0.6778.85`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_version: Option<String>,
 }
 
 /// `challenge` (§2): the backend's nonce and `P_B`, its proof that it knows the
@@ -307,7 +317,12 @@ fn kind_of(value: Value) -> Result<(Map<String, Value>, String, MessageKind), De
 /// The shapes serde cannot state: nonces and proofs are 43 base64url chars (§2).
 fn check_handshake_fields(message: &Message) -> Result<(), BridgeError> {
     match message {
-        Message::Hello(hello) => crate::auth::check_nonce("nonce", &hello.nonce),
+        Message::Hello(hello) => {
+            if let Some(name) = &hello.browser_name {
+                crate::browser::check_browser_name("browserName", name)?;
+            }
+            crate::auth::check_nonce("nonce", &hello.nonce)
+        }
         Message::Challenge(challenge) => {
             crate::auth::check_nonce("nonce", &challenge.nonce)?;
             crate::auth::check_proof(&challenge.proof)

@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod auth;
+pub mod browser;
 pub mod deadline;
 mod decode;
 pub mod devtools;

@@ -198,6 +198,10 @@ pub struct TabInfo {
     /// backend, never by the extension; absent for the person's own tabs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// The name of the browser this tab is in (PROTOCOL.md §5 "Browsers"). Set
+    /// by the backend, never by the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<String>,
 }
 
 /// `list_tabs` result.
@@ -205,6 +209,10 @@ pub struct TabInfo {
 pub struct ListTabsResult {
     /// Every normal tab.
     pub tabs: Vec<TabInfo>,
+    /// Every browser connected to the backend (PROTOCOL.md §5 "Browsers"). Set
+    /// by the backend, never by the extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browsers: Option<Vec<crate::browser::BrowserInfo>>,
 }
 
 /// JavaScript dialog kinds (CDP `Page.DialogType`).

@@ -112,6 +112,11 @@ pub fn tool_schema() -> Value {
         }
         properties.insert(name, schema);
     }
+    // Not an action field: the backend takes it off before decoding (§5 "Browsers").
+    properties.insert(
+        crate::browser::BROWSER_FIELD.into(),
+        json!({ "type": "string" }),
+    );
     sort_keys(json!({
         "type": "object",
         "properties": properties,

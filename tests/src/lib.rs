@@ -1,6 +1,7 @@
 //! browser-bridge test harness.
 #![allow(clippy::print_stdout)] // the test tools print their reports on stdout
 
+pub mod browsers;
 pub mod build;
 pub mod chromium;
 pub mod conformance;

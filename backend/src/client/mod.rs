@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use browser_bridge_protocol::browser::BROWSER_FIELD;
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, ErrorCode};
 use reqwest::StatusCode;
 use serde::Deserialize;
@@ -51,6 +52,8 @@ pub struct RemoteBridge {
     /// Sent as `Browser-Bridge-Client` on `/v1/act` ([`Bridge::for_client`]);
     /// `None`: the shared `http` client.
     client_name: Option<Arc<str>>,
+    /// Sent as `browser` in each `/v1/act` body ([`Bridge::for_browser`]).
+    browser: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for RemoteBridge {
@@ -86,6 +89,7 @@ impl RemoteBridge {
             token: Arc::from(token.into()),
             token_dir: None,
             client_name: None,
+            browser: None,
             // No redirects: a proven server never sends one, and a redirect would
             // take the token to an address that proved nothing.
             client: reqwest::Client::builder()
@@ -237,9 +241,14 @@ impl Bridge for RemoteBridge {
         if let Some(name) = &self.client_name {
             request = request.header(crate::hub::clients::CLIENT_HEADER, &**name);
         }
+        let mut body = serde_json::to_value(&action)
+            .map_err(|e| BridgeError::internal(format!("encoding the action: {e}")))?;
+        if let (Some(browser), Some(map)) = (&self.browser, body.as_object_mut()) {
+            map.insert(BROWSER_FIELD.into(), (**browser).into());
+        }
         let response = request
             .bearer_auth(&*self.token)
-            .json(&action)
+            .json(&body)
             .timeout(timeout)
             .send()
             .await
@@ -268,6 +277,14 @@ impl Bridge for RemoteBridge {
     fn for_client(&self, client: &str) -> Self {
         RemoteBridge {
             client_name: Some(Arc::from(client)),
+            ..self.clone()
+        }
+    }
+
+    /// Sends `browser` in every `/v1/act` body (PROTOCOL.md §5 "Browsers").
+    fn for_browser(&self, browser: Option<&str>) -> Self {
+        RemoteBridge {
+            browser: browser.map(Arc::from),
             ..self.clone()
         }
     }

@@ -134,6 +134,11 @@ impl Clients {
         Self::default()
     }
 
+    /// The client that last made `tab` current, if any.
+    pub fn owner(&self, tab: TabId) -> Option<&str> {
+        self.owners.get(&tab).map(|c| &**c)
+    }
+
     /// The client's current tab, if it has one.
     pub fn current(&self, client: &str) -> Option<TabId> {
         self.clients.get(client)?.tabs.last().copied()

@@ -13,29 +13,37 @@
 //! - a connection's outbound queue holds at most [`MAX_QUEUED_BYTES`] of encoded
 //!   requests not yet written to its socket: a request that would go past it (the
 //!   extension stopped reading) answers `not_connected` at once, never queued;
-//! - an action without `tabId` goes to its client's current tab ([`clients`]).
+//! - an action without `tabId` goes to its client's current tab ([`clients`]);
+//! - every connected browser stays connected (one connection per `clientId`);
+//!   an action goes to the browser [`browsers`] chooses, and a browser that
+//!   disconnects fails only its own requests.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
 use browser_bridge_protocol::event::SessionEnded;
 use browser_bridge_protocol::{
-    Action, ActionResult, BridgeError, ErrorCode, Event, Message, Request, RequestId, Response,
-    SessionEndReason, TabId, check_url_scheme,
+    Action, ActionResult, BridgeError, ErrorCode, Event, Response, SessionEndReason, TabId,
+    check_url_scheme,
 };
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bridge::Bridge;
 use crate::events::{EventLog, EventRecord, MAX_EVENT_TEXT_BYTES, cut};
+pub mod browsers;
 pub mod clients;
+pub mod several;
 use crate::observe::Observer;
 pub mod pool;
+mod route;
 
-use clients::{Clients, HTTP_CLIENT, Route, Target, closed_while_running};
+use browsers::LastUsed;
+use clients::{HTTP_CLIENT, Target, closed_while_running};
 use pool::{Completion, ConnNo, InFlight, Waiting};
+use several::Registries;
 
 /// The answer a caller waits for.
 pub type ActOutcome = Result<ActionResult, BridgeError>;
@@ -77,8 +85,14 @@ impl Default for HubOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtensionInfo {
+    /// The browser's name, unique among those connected (PROTOCOL.md §5
+    /// "Browsers"): its `hello.browserName`, made unique by the hub.
+    pub name: String,
     /// Stable id of the extension install.
     pub client_id: String,
+    /// The browser's version (`hello.browserVersion`), when sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_version: Option<String>,
     /// The extension's own version.
     pub extension_version: String,
     /// The protocol version it speaks.
@@ -96,8 +110,10 @@ pub struct ExtensionInfo {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HubStatus {
-    /// The extension requests go to, when one is connected.
+    /// The browser connected last, when one is connected.
     pub extension: Option<ExtensionInfo>,
+    /// Every connected browser, oldest connection first.
+    pub browsers: Vec<ExtensionInfo>,
     /// Requests sent and not answered yet.
     pub in_flight: usize,
     /// Requests waiting for an extension to connect.
@@ -135,14 +151,19 @@ pub(crate) struct Attachment {
 /// An action on its way to the extension, with whom to answer.
 struct Job {
     client: Arc<str>,
+    /// The call's `browser` (a name or a `clientId`), if any.
+    browser: Option<Arc<str>>,
     action: Action,
     reply: oneshot::Sender<ActOutcome>,
+    /// It already waited for its client's last-used browser to come back.
+    waited: bool,
 }
 
 enum Command {
     Act(Job),
-    /// A tab closed (`session_ended` `tab_closed`): it leaves every client's stack.
-    TabClosed(TabId),
+    /// A tab of the browser with this `clientId` closed (`session_ended`
+    /// `tab_closed`): it leaves every client's stack there.
+    TabClosed(String, TabId),
     Attach(Attachment),
     Detach {
         conn: ConnNo,
@@ -167,6 +188,9 @@ pub struct ExtensionHub {
     /// The client this handle acts for ([`clients`]; [`HTTP_CLIENT`] unless
     /// [`Bridge::for_client`] chose another).
     client: Arc<str>,
+    /// The browser this handle's actions go to ([`Bridge::for_browser`]);
+    /// `None`: the hub chooses ([`browsers`]).
+    browser: Option<Arc<str>>,
     /// Per-tab baselines of observed actions and `extract.since`.
     observer: Observer,
 }
@@ -191,7 +215,8 @@ impl ExtensionHub {
             options,
             events: events.clone(),
             connections: Vec::new(),
-            clients: Clients::new(),
+            registries: Registries::default(),
+            last_used: LastUsed::default(),
             in_flight: InFlight::new(),
             waiting: Waiting::new(),
             shutting_down: false,
@@ -202,6 +227,7 @@ impl ExtensionHub {
             events,
             private_dir,
             client: Arc::from(HTTP_CLIENT),
+            browser: None,
             observer: Observer::new(),
         }
     }
@@ -221,6 +247,7 @@ impl ExtensionHub {
         }
         HubStatus {
             extension: None,
+            browsers: Vec::new(),
             in_flight: 0,
             waiting: 0,
             sessions: Vec::new(),
@@ -262,7 +289,9 @@ impl ExtensionHub {
             ..
         }) = &event
         {
-            let _ = self.tx.send(Command::TabClosed(*tab_id));
+            let _ = self
+                .tx
+                .send(Command::TabClosed(client_id.to_owned(), *tab_id));
         }
         self.events.record(client_id, event);
     }
@@ -312,6 +341,15 @@ impl Bridge for ExtensionHub {
             ..self.clone()
         }
     }
+
+    /// The same hub sending to the browser named `browser` (a name or a
+    /// `clientId`, PROTOCOL.md §5 "Browsers"); `None`: the hub chooses.
+    fn for_browser(&self, browser: Option<&str>) -> Self {
+        ExtensionHub {
+            browser: browser.map(Arc::from),
+            ..self.clone()
+        }
+    }
 }
 
 impl ExtensionHub {
@@ -339,8 +377,10 @@ impl ExtensionHub {
         self.tx
             .send(Command::Act(Job {
                 client,
+                browser: self.browser.clone(),
                 action,
                 reply,
+                waited: false,
             }))
             .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
         let mut outcome = rx.await.unwrap_or_else(|_| {
@@ -361,6 +401,10 @@ fn capped_info(info: &ExtensionInfo) -> ExtensionInfo {
     ExtensionInfo {
         client_id: cut(&info.client_id, MAX_EVENT_TEXT_BYTES),
         extension_version: cut(&info.extension_version, MAX_EVENT_TEXT_BYTES),
+        browser_version: info
+            .browser_version
+            .as_deref()
+            .map(|v| cut(v, MAX_EVENT_TEXT_BYTES)),
         user_agent: info
             .user_agent
             .as_deref()
@@ -375,6 +419,8 @@ struct Pending {
     action: &'static str,
     timeout_ms: u64,
     client: Arc<str>,
+    /// The `clientId` of the browser it was sent to.
+    browser: String,
     target: Target,
     /// The client that sent `close_tab` for this request's tab while it ran.
     closed_by: Option<Arc<str>>,
@@ -393,12 +439,15 @@ struct Owner {
     tx: mpsc::WeakUnboundedSender<Command>,
     options: HubOptions,
     events: EventLog,
-    /// Authenticated connections, oldest first; requests go to the newest.
+    /// Authenticated connections (one per browser), oldest first.
     connections: Vec<Attachment>,
-    /// Every client's current tab.
-    clients: Clients,
+    /// Per browser: every client's current tab there, and the tabs it knows.
+    registries: Registries,
+    /// Each client's last-used browser.
+    last_used: LastUsed,
     in_flight: InFlight<Pending>,
-    waiting: Waiting<(Job, Target)>,
+    /// Requests that came while no browser was connected, not yet routed.
+    waiting: Waiting<Job>,
     /// Set by `CloseAll`: later requests get [`shutting_down_error`] at once.
     shutting_down: bool,
 }
@@ -464,7 +513,7 @@ impl Owner {
     fn handle(&mut self, command: Command) {
         match command {
             Command::Act(job) => self.act(job),
-            Command::TabClosed(tab) => self.clients.closed(tab),
+            Command::TabClosed(browser, tab) => self.registries.closed(&browser, tab),
             Command::Attach(attachment) => self.attach(attachment),
             Command::Detach { conn } => self.detach(conn),
             Command::Response { conn, response } => self.response(conn, response),
@@ -476,7 +525,7 @@ impl Owner {
                         .send(Outbound::Close(1001, "backend shutting down".into()));
                     self.fail_connection(conn.conn, shutting_down_error);
                 }
-                for (job, _) in self.waiting.take_all() {
+                for job in self.waiting.take_all() {
                     let _ = job.reply.send(Err(shutting_down_error()));
                 }
                 self.events.clear_sessions();
@@ -485,6 +534,11 @@ impl Owner {
                 let (sessions, session_count) = self.events.sessions_page(STATUS_SESSIONS);
                 let _ = reply.send(HubStatus {
                     extension: self.connections.last().map(|c| capped_info(&c.info)),
+                    browsers: self
+                        .connections
+                        .iter()
+                        .map(|c| capped_info(&c.info))
+                        .collect(),
                     in_flight: self.in_flight.len(),
                     waiting: self.waiting.len(),
                     sessions,
@@ -493,167 +547,6 @@ impl Owner {
                 });
             }
         }
-    }
-
-    fn act(&mut self, mut job: Job) {
-        if self.shutting_down {
-            let _ = job.reply.send(Err(shutting_down_error()));
-            return;
-        }
-        let events = &self.events;
-        let sessions = || {
-            events
-                .sessions()
-                .into_iter()
-                .map(|s| (s.tab_id, s.agent_window))
-                .collect()
-        };
-        let target = match self.clients.target(&job.client, &mut job.action, sessions) {
-            Route::Send(target) => target,
-            Route::Refuse(error) => {
-                let _ = job.reply.send(Err(error));
-                return;
-            }
-            Route::OpenTabFirst => return self.open_tab_first(job),
-        };
-        if let Some((job, target)) = self.send(job, target) {
-            if self.options.connect_wait.is_zero() {
-                let _ = job.reply.send(Err(not_connected_error()));
-            } else {
-                self.waiting
-                    .push(Instant::now() + self.options.connect_wait, (job, target));
-            }
-        }
-    }
-
-    /// [`Route::OpenTabFirst`]: an `open_tab` `about:blank` in the agent window
-    /// for `job`'s client (its answer makes the tab the client's current tab),
-    /// then `job`'s `navigate` with that `tabId`, as a request of its own. An
-    /// `open_tab` error answers the `navigate`.
-    fn open_tab_first(&mut self, job: Job) {
-        let Job {
-            client,
-            mut action,
-            reply,
-        } = job;
-        let (opened, answer) = oneshot::channel();
-        let open = Action::OpenTab(browser_bridge_protocol::action::OpenTab {
-            url: "about:blank".into(),
-            focus: None,
-        });
-        self.act(Job {
-            client: client.clone(),
-            action: open,
-            reply: opened,
-        });
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let tab = match answer.await {
-                Ok(Ok(ActionResult::OpenTab(tab))) => tab.tab_id,
-                Ok(Err(error)) => {
-                    let _ = reply.send(Err(BridgeError::new(
-                        error.code,
-                        format!("navigate: opening a tab for this client: {}", error.message),
-                    )));
-                    return;
-                }
-                Ok(Ok(_)) | Err(_) => {
-                    let _ = reply.send(Err(BridgeError::internal(
-                        "navigate: the backend's extension hub dropped the open_tab before it",
-                    )));
-                    return;
-                }
-            };
-            if let Some(slot) = action.tab_id_mut() {
-                *slot = Some(tab);
-            }
-            let job = Job {
-                client,
-                action,
-                reply,
-            };
-            if let Some(tx) = tx.upgrade()
-                && let Err(mpsc::error::SendError(Command::Act(job))) = tx.send(Command::Act(job))
-            {
-                let _ = job.reply.send(Err(BridgeError::internal(
-                    "the backend's extension hub has stopped",
-                )));
-            }
-        });
-    }
-
-    /// Sends on the newest live connection; gives the request back when there is none.
-    fn send(&mut self, job: Job, target: Target) -> Option<(Job, Target)> {
-        while let Some(conn) = self.connections.last() {
-            if conn.outbound.is_closed() {
-                // Its task ended; the Detach is on its way. Nothing was sent on it.
-                let gone = self.connections.pop().expect("last exists");
-                self.fail_connection(gone.conn, dropped_error);
-                continue;
-            }
-            let Job {
-                client,
-                action,
-                reply,
-            } = job;
-            let timeout = self
-                .options
-                .deadline_override
-                .unwrap_or_else(|| Duration::from_millis(action.deadline_ms()));
-            let timeout_ms = timeout.as_millis() as u64;
-            let id = RequestId(uuid::Uuid::new_v4().to_string());
-            let name = action.name();
-            if let Action::CloseTab(close) = &action {
-                for other in self.in_flight.payloads_mut() {
-                    if let Target::Named(tab) | Target::Current(tab) | Target::Resolved(tab) =
-                        other.target
-                        && tab == close.tab_id
-                    {
-                        other.closed_by = Some(client.clone());
-                    }
-                }
-            }
-            // The extension opens this client's new tabs in its own window (§3, §10).
-            let text = Message::Request(Request {
-                id: id.clone(),
-                action,
-                timeout_ms,
-                client: Some(client.to_string()),
-            })
-            .encode();
-            let pending = Pending {
-                reply,
-                action: name,
-                timeout_ms,
-                client,
-                target,
-                closed_by: None,
-            };
-            let conn_no = conn.conn;
-            let queued = conn.queued.load(Ordering::Acquire);
-            if queued > 0 && queued + text.len() > MAX_QUEUED_BYTES {
-                tracing::warn!(
-                    conn = conn_no,
-                    queued,
-                    action = name,
-                    "extension not reading: request refused"
-                );
-                pending.answer(Err(not_reading_error(queued)));
-                return None;
-            }
-            conn.queued.fetch_add(text.len(), Ordering::AcqRel);
-            self.in_flight
-                .insert(id.clone(), conn_no, Instant::now() + timeout, pending);
-            tracing::debug!(%id, action = name, conn = conn_no, "request sent");
-            if conn.outbound.send(Outbound::Send(text)).is_err() {
-                // The socket task ended between the check and the send.
-                if let Completion::Answered(p) = self.in_flight.complete(&id, conn_no) {
-                    p.answer(Err(dropped_error()));
-                }
-            }
-            return None;
-        }
-        Some((job, target))
     }
 
     fn attach(&mut self, attachment: Attachment) {
@@ -668,6 +561,14 @@ impl Owner {
             .into_iter()
             .partition(|c| c.info.client_id == client_id);
         self.connections = kept;
+        let mut attachment = attachment;
+        let taken: Vec<&str> = self
+            .connections
+            .iter()
+            .map(|c| c.info.name.as_str())
+            .collect();
+        let wanted = Some(attachment.info.name.as_str()).filter(|n| !n.is_empty());
+        attachment.info.name = browsers::unique_name(wanted, &client_id, &taken);
         for old in replaced {
             tracing::info!(client_id = %client_id, conn = old.conn, "connection replaced by a newer one");
             let _ = old.outbound.send(Outbound::Close(
@@ -677,20 +578,22 @@ impl Owner {
             self.fail_connection(old.conn, dropped_error);
         }
         self.connections.push(attachment);
-        for (job, target) in self.waiting.take_all() {
-            if let Some((job, _)) = self.send(job, target) {
-                let _ = job.reply.send(Err(not_connected_error()));
-            }
+        for job in self.waiting.take_all() {
+            self.act(job);
         }
     }
 
     fn detach(&mut self, conn: ConnNo) {
-        let before = self.connections.len();
-        self.connections.retain(|c| c.conn != conn);
-        if self.connections.len() != before {
-            tracing::info!(conn, "extension disconnected");
-            if self.connections.is_empty() {
-                self.events.clear_sessions();
+        if let Some(at) = self.connections.iter().position(|c| c.conn == conn) {
+            let gone = self.connections.remove(at);
+            tracing::info!(conn, name = %gone.info.name, "extension disconnected");
+            let browser = &gone.info.client_id;
+            if !self
+                .connections
+                .iter()
+                .any(|c| c.info.client_id == *browser)
+            {
+                self.events.clear_sessions_of(browser);
             }
         }
         self.fail_connection(conn, dropped_error);
@@ -726,8 +629,23 @@ impl Owner {
                     let own = *closer == pending.client;
                     *error = closed_while_running(error.clone(), pending.action, tab, closer, own);
                 }
-                self.clients
-                    .answered(&pending.client, pending.target, &mut outcome);
+                let name = self
+                    .connections
+                    .iter()
+                    .find(|c| c.conn == conn)
+                    .map(|c| c.info.name.clone());
+                let connected = match &outcome {
+                    Ok(ActionResult::ListTabs(_)) => self.browser_list(),
+                    _ => Vec::new(),
+                };
+                self.registries.answered(
+                    &pending.browser,
+                    name,
+                    connected,
+                    &pending.client,
+                    pending.target,
+                    &mut outcome,
+                );
                 pending.answer(outcome);
             }
             Completion::NotInFlight => {
@@ -739,6 +657,19 @@ impl Owner {
         }
     }
 
+    /// The connected browsers, as `list_tabs` lists them.
+    fn browser_list(&self) -> Vec<browser_bridge_protocol::browser::BrowserInfo> {
+        self.connections
+            .iter()
+            .map(|c| browser_bridge_protocol::browser::BrowserInfo {
+                name: c.info.name.clone(),
+                client_id: cut(&c.info.client_id, MAX_EVENT_TEXT_BYTES),
+                browser_version: c.info.browser_version.clone(),
+                connected_at: c.info.connected_at,
+            })
+            .collect()
+    }
+
     fn expire(&mut self, now: Instant) {
         for (id, pending) in self.in_flight.expire(now) {
             tracing::warn!(%id, action = pending.action, "request timed out");
@@ -748,7 +679,12 @@ impl Owner {
             );
             pending.answer(Err(BridgeError::new(ErrorCode::Timeout, message)));
         }
-        for (job, _) in self.waiting.expire(now) {
+        for job in self.waiting.expire(now) {
+            if job.waited && !self.connections.is_empty() {
+                // Its last-used browser did not come back: the other rules.
+                self.act(job);
+                continue;
+            }
             let _ = job.reply.send(Err(not_connected_error()));
         }
     }

@@ -15,7 +15,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use crate::bridge::Bridge;
 use crate::hub::clients::{CLIENT_HEADER, check_client_name};
 use crate::tool::{
-    DESCRIPTION, JsonObject, TOOL_NAME, decode, default_observe, input_schema, render,
+    Call, DESCRIPTION, JsonObject, TOOL_NAME, decode, default_observe, input_schema, render,
 };
 
 /// Short server-level instructions shown by clients that display them.
@@ -74,13 +74,17 @@ impl<B: Bridge> BrowserServer<B> {
     }
 
     async fn call_with(bridge: &B, observe: bool, arguments: Option<JsonObject>) -> CallToolResult {
-        let (mut action, include_text) = match decode(arguments) {
+        let Call {
+            mut action,
+            include_text,
+            browser,
+        } = match decode(arguments) {
             Ok(decoded) => decoded,
             Err(error) => return render::render_error(&error),
         };
         default_observe(&mut action, observe);
         let name = action.name();
-        match bridge.act(action).await {
+        match bridge.for_browser(browser.as_deref()).act(action).await {
             Ok(result) => render::render_result(&result, include_text),
             Err(error) => {
                 tracing::debug!(action = name, code = %error.code, "browser call failed");

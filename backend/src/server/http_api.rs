@@ -209,19 +209,30 @@ pub async fn act(
             return error_response(status, BridgeError::invalid_request(message));
         }
     };
-    let action = serde_json::from_slice(&body)
+    let decoded = serde_json::from_slice(&body)
         .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))
-        .and_then(Action::from_value);
+        .and_then(decode_call);
     // The body can be 32 MiB: not kept while the action waits for its answer.
     drop(body);
-    let action = match action {
-        Ok(action) => action,
+    let (action, browser) = match decoded {
+        Ok(decoded) => decoded,
         Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
     };
-    match state.hub.for_client(client).act(action).await {
+    let hub = state.hub.for_client(client).for_browser(browser.as_deref());
+    match hub.act(action).await {
         Ok(result) => Json(result).into_response(),
         Err(error) => error_response(status_for(error.code.clone()), error),
     }
+}
+
+/// A `/v1/act` body: the action, and the `browser` it goes to (PROTOCOL.md §5
+/// "Browsers"), taken off before the action is decoded.
+fn decode_call(mut body: serde_json::Value) -> Result<(Action, Option<String>), BridgeError> {
+    let browser = match &mut body {
+        serde_json::Value::Object(map) => browser_bridge_protocol::browser::take_browser(map)?,
+        _ => None,
+    };
+    Ok((Action::from_value(body)?, browser))
 }
 
 /// The body of `GET /v1/status`.

@@ -185,6 +185,9 @@ async fn serve_socket(mut socket: WebSocket, state: AppState, mut slot: Slot) {
     let (outbound, outbound_rx) = mpsc::unbounded_channel();
     let queued = Arc::new(AtomicUsize::new(0));
     let info = ExtensionInfo {
+        // Made unique among the connected browsers by the hub.
+        name: hello.browser_name.unwrap_or_default(),
+        browser_version: hello.browser_version.map(|v| crate::events::cut(&v, 128)),
         client_id: hello.client_id,
         extension_version: hello.extension_version,
         protocol_version: hello.protocol_version,

@@ -38,9 +38,17 @@ pub(crate) async fn act(args: ActArgs) -> Result<(), BridgeError> {
     } else {
         args.action
     };
-    // Validate locally first: a bad action never leaves this process.
-    let action = Action::from_json(&text)?;
-    let result = client(&args.client)?.act(action).await?;
+    // Validate locally first: a bad action never leaves this process. `browser`
+    // (PROTOCOL.md §5 "Browsers") is not an action field: it goes beside it.
+    let mut value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))?;
+    let browser = match &mut value {
+        serde_json::Value::Object(map) => browser_bridge_protocol::browser::take_browser(map)?,
+        _ => None,
+    };
+    let action = Action::from_value(value)?;
+    let bridge = client(&args.client)?.for_browser(browser.as_deref());
+    let result = bridge.act(action).await?;
     print_json(&result);
     Ok(())
 }

@@ -120,6 +120,22 @@ async fn serve_act_status_pair_and_errors() {
     assert_eq!(result["action"], "evaluate");
     assert_eq!(result["value"], 12);
 
+    // `browser` beside the action (PROTOCOL.md §5 "Browsers"): by clientId it
+    // goes through; a browser not connected is refused, nothing sent.
+    let named = r#"{"action":"evaluate","expression":"return 13","browser":"cli-ext"}"#;
+    let out = run(&["act", named], &dir, &base).await;
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        result["value"],
+        13,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let other = r#"{"action":"evaluate","expression":"return 14","browser":"Office"}"#;
+    let out = run(&["act", other], &dir, &base).await;
+    assert!(!out.status.success());
+    assert_eq!(stderr_error(&out)["error"]["code"], "session_not_found");
+
     // `-` reads the action from stdin.
     let mut child = tokio::process::Command::new(BIN)
         .args(["act", "-", "--config-dir"])

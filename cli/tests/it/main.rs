@@ -6,6 +6,7 @@
 
 mod act;
 mod agent;
+mod browsers;
 mod cli;
 mod common;
 mod config_files;

@@ -5,6 +5,7 @@
 //! authenticated fake extension connected at a time, so the backend has one place
 //! to send each action.
 
+mod browsers;
 mod calls;
 mod clients;
 mod handshake;
@@ -74,6 +75,7 @@ pub async fn run(target: &BackendTarget, report: &mut Report) {
     let silent = tokio::spawn(handshake::silent_connection_closed(target.clone()));
     handshake::run(target, report).await;
     requests::run(target, report).await;
+    browsers::run(target, report).await;
     let outcome = silent
         .await
         .unwrap_or_else(|e| Err(format!("check panicked: {e}")));
@@ -167,8 +169,19 @@ pub(crate) async fn connect_extension(
     target: &BackendTarget,
     client_id: &str,
 ) -> Result<(ClientSocket, Value), String> {
-    let (ws, ack) = FakeExtension::new(&target.ws_url, &target.token)
-        .client_id(client_id)
+    connect_with(
+        target,
+        FakeExtension::new(&target.ws_url, &target.token).client_id(client_id),
+    )
+    .await
+}
+
+/// [`connect_extension`] for a fake built by the caller (a `browserName`).
+pub(crate) async fn connect_with(
+    target: &BackendTarget,
+    fake: FakeExtension,
+) -> Result<(ClientSocket, Value), String> {
+    let (ws, ack) = fake
         .origin(&target.origin)
         .answer_wait(ANSWER_WAIT)
         .connect()

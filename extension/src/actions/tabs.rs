@@ -201,8 +201,12 @@ pub async fn list_tabs(app: &App) -> Result<ActionResult, BridgeError> {
                 agent_window: app.sessions.is_agent_window(t.window_id),
                 session: app.sessions.has(id),
                 client: None,
+                browser: None,
             })
         })
         .collect();
-    Ok(ActionResult::ListTabs(ListTabsResult { tabs }))
+    Ok(ActionResult::ListTabs(ListTabsResult {
+        tabs,
+        browsers: None,
+    }))
 }

@@ -96,6 +96,10 @@ pub struct Conn {
     pub socket_open: bool,
     extension_version: String,
     user_agent: Option<String>,
+    /// `hello.browserName` when `browserName` is not set ([`Conn::with_default_name`]).
+    default_name: Option<String>,
+    /// `hello.browserVersion`, read from the user agent.
+    browser_version: Option<String>,
     next_nonce: u64,
     queued: VecDeque<String>,
     pending: Option<Pending>,
@@ -281,11 +285,22 @@ impl Conn {
             refused_at: None,
             socket_open: false,
             extension_version,
+            browser_version: user_agent
+                .as_deref()
+                .and_then(super::browser::version_from_user_agent),
             user_agent,
+            default_name: None,
             next_nonce: 1,
             queued: VecDeque::new(),
             pending: None,
         }
+    }
+
+    /// The name `hello` gives the browser when the options set none
+    /// ([`super::browser::default_name`]).
+    pub fn with_default_name(mut self, name: Option<String>) -> Conn {
+        self.default_name = name;
+        self
     }
 
     /// The popup's view.
@@ -482,6 +497,8 @@ fn on_settings(
         client_id,
         nonce: nonce.clone(),
         user_agent: conn.user_agent.clone(),
+        browser_name: settings.browser_name.or_else(|| conn.default_name.clone()),
+        browser_version: conn.browser_version.clone(),
     })
     .encode();
     conn.pending = Some(Pending {

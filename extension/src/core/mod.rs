@@ -4,6 +4,7 @@
 //! answer.
 
 pub mod backoff;
+pub mod browser;
 pub mod connection;
 pub mod devtools;
 pub mod downloads;

@@ -21,6 +21,9 @@ pub mod keys {
     pub const GLOBAL_STOP: &str = "globalStop";
     /// The agent window's id.
     pub const AGENT_WINDOW_ID: &str = "agentWindowId";
+    /// The browser's name, set in the options, sent in `hello` (PROTOCOL.md §5
+    /// "Browsers"); unset: the brand and version.
+    pub const BROWSER_NAME: &str = "browserName";
 }
 
 /// `chrome.storage.session` key of the live sessions (a JSON string of
@@ -41,15 +44,19 @@ pub struct ConnectionSettings {
     pub client_id: Option<String>,
     /// `fatalError.message`: the last proven `reject`, until re-pairing.
     pub fatal: Option<String>,
+    /// `browserName`, cleaned ([`super::browser::clean_name`]); `None` when
+    /// unset, blank or not a string.
+    pub browser_name: Option<String>,
 }
 
 impl ConnectionSettings {
     /// The keys to read.
-    pub const KEYS: [&str; 4] = [
+    pub const KEYS: [&str; 5] = [
         keys::BACKEND_URL,
         keys::PAIRING_TOKEN,
         keys::CLIENT_ID,
         keys::FATAL_ERROR,
+        keys::BROWSER_NAME,
     ];
 
     /// Reads them from a `storage.local.get` result (wrong types count as unset).
@@ -73,6 +80,10 @@ impl ConnectionSettings {
                 .and_then(|f| f.get("message"))
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            browser_name: stored
+                .get(keys::BROWSER_NAME)
+                .and_then(Value::as_str)
+                .and_then(super::browser::clean_name),
         }
     }
 }
@@ -113,6 +124,8 @@ pub struct Change {
     pub blocklist: Option<Value>,
     /// `pairingToken` or `backendUrl` changed: clear a fatal reject, reconnect now.
     pub repaired: bool,
+    /// `browserName` changed: reconnect now, so the backend learns it.
+    pub renamed: bool,
 }
 
 impl Change {
@@ -124,6 +137,7 @@ impl Change {
                 .map(|c| c.get("newValue").cloned().unwrap_or(Value::Null)),
             repaired: changes.get(keys::PAIRING_TOKEN).is_some()
                 || changes.get(keys::BACKEND_URL).is_some(),
+            renamed: changes.get(keys::BROWSER_NAME).is_some(),
         }
     }
 }
@@ -143,6 +157,7 @@ mod tests {
                 pairing_token: None,
                 client_id: None,
                 fatal: None,
+                browser_name: None,
             }
         );
         // Empty strings are unset; wrong types too.
@@ -152,14 +167,20 @@ mod tests {
         assert_eq!(s.backend_url, DEFAULT_BACKEND_URL);
         assert_eq!(s.pairing_token, None);
         assert_eq!(s.fatal, None);
+        let s = ConnectionSettings::from_storage(&json!({"browserName": " \t "}));
+        assert_eq!(s.browser_name, None);
+        let s = ConnectionSettings::from_storage(&json!({"browserName": 7}));
+        assert_eq!(s.browser_name, None);
     }
 
     #[test]
     fn connection_settings_as_stored() {
         let s = ConnectionSettings::from_storage(&json!({
             "backendUrl": "ws://127.0.0.1:4000/extension", "pairingToken": "tok",
-            "clientId": "c-1", "fatalError": {"code": "unauthorized", "message": "unauthorized: bad token"}
+            "clientId": "c-1", "fatalError": {"code": "unauthorized", "message": "unauthorized: bad token"},
+            "browserName": " Work "
         }));
+        assert_eq!(s.browser_name.as_deref(), Some("Work"));
         assert_eq!(s.backend_url, "ws://127.0.0.1:4000/extension");
         assert_eq!(s.pairing_token.as_deref(), Some("tok"));
         assert_eq!(s.client_id.as_deref(), Some("c-1"));
@@ -194,5 +215,7 @@ mod tests {
         assert_eq!((c.blocklist, c.repaired), (None, true));
         assert!(Change::from_changes(&json!({"pairingToken": {"newValue": "t"}})).repaired);
         assert!(!Change::from_changes(&json!({"clientId": {"newValue": "c"}})).repaired);
+        let c = Change::from_changes(&json!({"browserName": {"newValue": "Work"}}));
+        assert_eq!((c.repaired, c.renamed), (false, true));
     }
 }

@@ -6,6 +6,7 @@
 //! Run one topic with `cargo test -p browser-bridge-tests --test e2e -- lifecycle::`.
 
 mod agent_demo;
+mod browsers;
 mod clickables;
 mod clicks;
 mod clients;

@@ -31,8 +31,10 @@ fn listed(tabs: &[i64]) -> Result<ActionResult, BridgeError> {
                 agent_window: true,
                 session: true,
                 client: None,
+                browser: None,
             })
             .collect(),
+        browsers: None,
     }))
 }
 

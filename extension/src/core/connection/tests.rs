@@ -1,7 +1,7 @@
 //! The connection machine, branch by branch, with a real token and real proofs.
 
 use browser_bridge_protocol::{
-    Ack, Challenge, ErrorCode, Reject, RequestId, SessionEndReason, TabId, auth,
+    Ack, Challenge, ErrorCode, Hello, Reject, RequestId, SessionEndReason, TabId, auth,
     event::SessionEnded,
 };
 
@@ -28,6 +28,7 @@ fn settings(token: Option<&str>) -> ConnectionSettings {
         pairing_token: token.map(Into::into),
         client_id: Some("client-1".into()),
         fatal: None,
+        browser_name: None,
     }
 }
 
@@ -93,7 +94,45 @@ fn opened() -> Conn {
     assert_eq!(hello.extension_version, "1.2.3");
     assert_eq!(hello.user_agent.as_deref(), Some("UA"));
     assert_eq!(hello.protocol_version, PROTOCOL_VERSION);
+    assert_eq!(
+        (&hello.browser_name, &hello.browser_version),
+        (&None, &None)
+    );
     conn
+}
+
+/// The `hello` a connection sends with `browserName` set to `name`.
+fn hello_named(name: Option<&str>) -> Hello {
+    let ua = "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.6778.85 Safari/537.36";
+    let conn =
+        Conn::new("1".into(), Some(ua.into())).with_default_name(Some("Chromium 131".into()));
+    let (conn, _) = run(conn, Input::Ensure);
+    let (conn, _) = run(
+        conn,
+        Input::Settings {
+            generation: 1,
+            settings: Ok(ConnectionSettings {
+                browser_name: name.map(Into::into),
+                ..settings(Some(TOKEN))
+            }),
+            nonce: nonce(1),
+            client_id: "client-1".into(),
+        },
+    );
+    let (_, fx) = run(conn, Input::Opened { generation: 1 });
+    match &sent(&fx)[..] {
+        [Message::Hello(hello)] => hello.clone(),
+        _ => panic!("hello expected: {fx:?}"),
+    }
+}
+
+#[test]
+fn hello_names_the_browser_as_set_else_by_its_brand() {
+    let hello = hello_named(Some("Work"));
+    assert_eq!(hello.browser_name.as_deref(), Some("Work"));
+    assert_eq!(hello.browser_version.as_deref(), Some("131.0.6778.85"));
+    let hello = hello_named(None);
+    assert_eq!(hello.browser_name.as_deref(), Some("Chromium 131"));
 }
 
 fn challenge(token: &str) -> String {

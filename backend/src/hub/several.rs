@@ -1,0 +1,134 @@
+//! The hub's per-browser state (PROTOCOL.md §5 "Browsers"): each browser's
+//! clients registry and the tabs it is known to have, kept by its extension's
+//! `clientId` across reconnects (a worker restart keeps every client's current
+//! tab); and the merge of a `list_tabs` sent to every browser.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use browser_bridge_protocol::browser::BrowserInfo;
+use browser_bridge_protocol::result::ListTabsResult;
+use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
+use tokio::sync::oneshot;
+
+use super::clients::{Clients, Target};
+
+/// An answer, as the hub's callers get it.
+type ActOutcome = Result<ActionResult, BridgeError>;
+
+/// Browsers whose registry is kept; past it, those of browsers not connected
+/// are forgotten.
+pub const MAX_REGISTRIES: usize = 64;
+
+#[derive(Debug, Default)]
+struct Registry {
+    clients: Clients,
+    /// Tabs this browser answered about: its last `list_tabs`, and each tab a
+    /// result named since.
+    listed: HashSet<TabId>,
+}
+
+/// Every browser's [`Clients`] and known tabs, by `clientId`.
+#[derive(Debug, Default)]
+pub struct Registries {
+    by_browser: HashMap<String, Registry>,
+}
+
+impl Registries {
+    /// The clients registry of `browser`, made when missing; `live` are the
+    /// `clientId`s connected now (kept when others are forgotten).
+    pub fn of(&mut self, browser: &str, live: &[&str]) -> &mut Clients {
+        if !self.by_browser.contains_key(browser) && self.by_browser.len() >= MAX_REGISTRIES {
+            self.by_browser.retain(|b, _| live.contains(&b.as_str()));
+        }
+        &mut self
+            .by_browser
+            .entry(browser.to_owned())
+            .or_default()
+            .clients
+    }
+
+    /// Whether `browser` is known to have `tab` (a tab a client acted on, or
+    /// one it answered about).
+    pub fn knows(&self, browser: &str, tab: TabId) -> bool {
+        self.by_browser
+            .get(browser)
+            .is_some_and(|r| r.listed.contains(&tab) || r.clients.owner(tab).is_some())
+    }
+
+    /// A tab of `browser` closed.
+    pub fn closed(&mut self, browser: &str, tab: TabId) {
+        if let Some(registry) = self.by_browser.get_mut(browser) {
+            registry.clients.closed(tab);
+            registry.listed.remove(&tab);
+        }
+    }
+
+    /// After `browser`'s answer to `client`'s request for `target`
+    /// ([`Clients::answered`]); a `list_tabs` result's tabs get `browser`'s
+    /// `name`, and the result every connected browser (`connected`).
+    pub fn answered(
+        &mut self,
+        browser: &str,
+        name: Option<String>,
+        connected: Vec<BrowserInfo>,
+        client: &Arc<str>,
+        target: Target,
+        outcome: &mut ActOutcome,
+    ) {
+        let registry = self.by_browser.entry(browser.to_owned()).or_default();
+        match outcome {
+            Ok(ActionResult::ListTabs(list)) => {
+                registry.listed = list.tabs.iter().map(|t| t.tab_id).collect();
+                for tab in &mut list.tabs {
+                    tab.browser.clone_from(&name);
+                }
+                list.browsers = Some(connected);
+            }
+            Ok(ActionResult::CloseTab(closed)) => {
+                registry.listed.remove(&closed.tab_id);
+            }
+            Ok(result) => {
+                if let Some(tab) = result.tab_id() {
+                    registry.listed.insert(tab);
+                }
+            }
+            Err(_) => {}
+        }
+        registry.clients.answered(client, target, outcome);
+    }
+}
+
+/// Answers `reply` with the tabs of every browser's `list_tabs` (each in
+/// `answers` with the browser's name), in that order, and the browsers the
+/// last answer listed; the first error answers instead, naming its browser.
+pub async fn merge_lists(
+    answers: Vec<(String, oneshot::Receiver<ActOutcome>)>,
+    reply: oneshot::Sender<ActOutcome>,
+) {
+    let mut tabs = Vec::new();
+    let mut browsers = None;
+    for (name, answer) in answers {
+        match answer.await {
+            Ok(Ok(ActionResult::ListTabs(list))) => {
+                tabs.extend(list.tabs);
+                browsers = list.browsers;
+            }
+            Ok(Err(error)) => {
+                let message = format!("list_tabs in browser {name:?}: {}", error.message);
+                let _ = reply.send(Err(BridgeError::new(error.code, message)));
+                return;
+            }
+            Ok(Ok(_)) | Err(_) => {
+                let _ = reply.send(Err(BridgeError::internal(format!(
+                    "list_tabs in browser {name:?}: the backend's extension hub dropped it"
+                ))));
+                return;
+            }
+        }
+    }
+    let _ = reply.send(Ok(ActionResult::ListTabs(ListTabsResult {
+        tabs,
+        browsers,
+    })));
+}
