@@ -56,6 +56,49 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
 
+/// Before a mouse press in `tab` (§10 "agent window"): when it is the active
+/// tab of a minimized agent window, another tab of that window is made active
+/// (an `about:blank` one, created inactive, when there is no other). A CDP
+/// `Input.dispatchMouseEvent` `mousePressed` in the active tab of a minimized
+/// window restores and activates that window, taking the person's focus, even
+/// when the page cancels the `mousedown`; in a background tab it does neither,
+/// and the press lands as fast (measured, Chromium 156, X11). Focus emulation
+/// (sessions/attach.rs) keeps the background page visible and focused. Best
+/// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
+pub async fn keep_behind(app: &App, tab: TabId) {
+    let Ok(current) = chrome::tabs_get(tab.0).await else {
+        return;
+    };
+    let window = current.window_id;
+    if !current.active || !app.sessions.is_agent_window(window) {
+        return;
+    }
+    if !chrome::windows_get(window)
+        .await
+        .is_ok_and(|w| w.state == "minimized")
+    {
+        // The person restored it to look at it: its tabs stay as they are.
+        return;
+    }
+    let others = chrome::tabs_query(&json!({ "windowId": window }))
+        .await
+        .unwrap_or_default();
+    let mut others: Vec<&chrome::Tab> = others.iter().filter(|t| t.id != Some(tab.0)).collect();
+    others.sort_by_key(|t| t.url != "about:blank");
+    let other = match others.first().and_then(|t| t.id) {
+        Some(id) => id,
+        None => {
+            let blank = json!({ "windowId": window, "url": "about:blank", "active": false });
+            match chrome::tabs_create(&blank).await.ok().and_then(|t| t.id) {
+                Some(id) => id,
+                None => return,
+            }
+        }
+    };
+    // Activating a tab leaves its minimized window as it is (see new_agent_tab).
+    let _ = chrome::tabs_update(other, &json!({ "active": true })).await;
+}
+
 /// `open_tab`: a new tab in `client`'s agent window (or, with `focus`, in the
 /// user's current window, focused), a session at once, then the URL loaded.
 ///
