@@ -10,7 +10,10 @@
 //! A CDP mouse press in the *active* tab of a minimized window restores and
 //! activates that window (measured, Chromium 156, X11), so before a press the
 //! extension makes another tab of the agent window its active one
-//! (`actions::tabs::keep_behind`); `clicks_…` fails without it.
+//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. A tab the
+//! agent's page opens in the foreground makes Chrome show the window all the
+//! same: `a_tab_the_agents_page_opens_…` bounds the blip the extension's
+//! re-minimizing leaves.
 //!
 //! Skipped, saying so, when `Xvfb` or `openbox` is not installed (CI installs
 //! both: `.ci/run`).
