@@ -138,12 +138,21 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         return Err(crashed_error(tab));
     }
     sessions.with(tab, |s| s.action_count += 1);
+    // The actions that may press the mouse (`fill_form` and `select_option`
+    // click custom controls).
+    let behind = match action {
+        Action::Click(_) | Action::Drag(_) | Action::SelectOption(_) | Action::FillForm(_) => {
+            actions::tabs::keep_behind(app, tab).await
+        }
+        _ => None,
+    };
     let cancelled = sessions.register_inflight(tab);
     let outcome = match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right((Ok(error), _)) => Err(error),
         Either::Right((Err(_), _)) => Err(BridgeError::internal("in-flight registration dropped")),
     };
+    actions::tabs::put_back(behind).await;
     match outcome {
         Ok(ActionResult::Navigate(page)) if dismissed.is_some() => {
             Ok(ActionResult::Navigate(PageResult {

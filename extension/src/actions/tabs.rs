@@ -56,6 +56,82 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
 
+/// An agent window that was minimized before a mouse press, and the window
+/// focused then (not an agent window): [`keep_behind`] finds it, [`put_back`]
+/// restores it.
+pub struct Behind {
+    window: i64,
+    focused: Option<i64>,
+}
+
+/// Before a mouse press in `tab` (§10 "agent window"): when `tab` is in a
+/// minimized agent window, notes that window and the focused one, and when
+/// `tab` is that window's active tab, makes another tab of the window active
+/// (an `about:blank` one, created inactive, when there is no other). A CDP
+/// `Input.dispatchMouseEvent` `mousePressed` in the active tab of a minimized
+/// window restores and activates that window, taking the person's focus, even
+/// when the page cancels the `mousedown`; in a background tab it does neither,
+/// and the press lands as fast (measured, Chromium 156, X11). Focus emulation
+/// (sessions/attach.rs) keeps the background page visible and focused. Best
+/// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
+pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
+    let current = chrome::tabs_get(tab.0).await.ok()?;
+    let window = current.window_id;
+    if !app.sessions.is_agent_window(window)
+        || !chrome::windows_get(window)
+            .await
+            .is_ok_and(|w| w.state == "minimized")
+    {
+        // Not an agent window, or one the person restored to look at: as it is.
+        return None;
+    }
+    let focused = chrome::windows_last_focused()
+        .await
+        .ok()
+        .map(|w| w.id)
+        .filter(|id| !app.sessions.is_agent_window(*id));
+    let behind = Some(Behind { window, focused });
+    if !current.active {
+        return behind;
+    }
+    let others = chrome::tabs_query(&json!({ "windowId": window }))
+        .await
+        .unwrap_or_default();
+    let mut others: Vec<&chrome::Tab> = others.iter().filter(|t| t.id != Some(tab.0)).collect();
+    others.sort_by_key(|t| t.url != "about:blank");
+    let other = match others.first().and_then(|t| t.id) {
+        Some(id) => id,
+        None => {
+            let blank = json!({ "windowId": window, "url": "about:blank", "active": false });
+            chrome::tabs_create(&blank).await.ok().and_then(|t| t.id)?
+        }
+    };
+    // Activating a tab leaves its minimized window as it is (see new_agent_tab).
+    let _ = chrome::tabs_update(other, &json!({ "active": true })).await;
+    behind
+}
+
+/// After the press: when the agent window [`keep_behind`] noted was shown all
+/// the same, minimizes it again and focuses the window focused before. Chrome
+/// shows a window when a page in it opens a tab in the foreground (a
+/// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
+/// window for a moment and their page a `blur` and a `focus`.
+pub async fn put_back(behind: Option<Behind>) {
+    let Some(Behind { window, focused }) = behind else {
+        return;
+    };
+    if chrome::windows_get(window)
+        .await
+        .is_ok_and(|w| w.state == "minimized")
+    {
+        return;
+    }
+    let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;
+    if let Some(focused) = focused {
+        let _ = chrome::windows_update(focused, &json!({ "focused": true })).await;
+    }
+}
+
 /// `open_tab`: a new tab in `client`'s agent window (or, with `focus`, in the
 /// user's current window, focused), a session at once, then the URL loaded.
 ///

@@ -2,15 +2,18 @@
 //! (PROTOCOL.md §10 "agent window"). Real Chromium windows on the test's own
 //! Xvfb display, under a window manager (openbox: without one, X11 has no
 //! minimized windows): the person's tab is focused and records every `focus`
-//! and `blur`; an agent opens tabs in its minimized window and types and
-//! presses keys there. Afterwards the agent window is still minimized, the
-//! person's page saw no blur and still has the focus, and its tab is still the
-//! active one of its window.
+//! and `blur`; an agent opens tabs in its minimized window and clicks (an
+//! element, a point), drags, types and presses keys there. Afterwards the agent
+//! window is still minimized, the person's page saw no blur and still has the
+//! focus, and its tab is still the active one of its window.
 //!
-//! Known limit, measured (Chromium 156, X11): a CDP mouse press
-//! (`Input.dispatchMouseEvent` `mousePressed`, also a tap) in a minimized window
-//! restores and activates that window, so a `click` takes the focus; the
-//! ignored test `clicks_…` states the wanted behaviour.
+//! A CDP mouse press in the *active* tab of a minimized window restores and
+//! activates that window (measured, Chromium 156, X11), so before a press the
+//! extension makes another tab of the agent window its active one
+//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. A tab the
+//! agent's page opens in the foreground makes Chrome show the window all the
+//! same: `a_tab_the_agents_page_opens_…` bounds the blip the extension's
+//! re-minimizing leaves.
 //!
 //! Skipped, saying so, when `Xvfb` or `openbox` is not installed (CI installs
 //! both: `.ci/run`).
@@ -146,8 +149,9 @@ async fn person_state(stack: &Stack, session: &str) -> Value {
         .expect("the person's page answers")
 }
 
-/// One round of the agent's work in a new tab of its window: open, (click
-/// twice,) type with keystrokes, press a key; checks the page got each of them.
+/// One round of the agent's work in a new tab of its window: open, (click an
+/// element, click a point, drag,) type with keystrokes, press a key; checks the
+/// page got each of them.
 async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (i64, i64) {
     let url = stack
         .fixtures
@@ -160,11 +164,25 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
         opened["tabId"].as_i64().unwrap(),
         opened["windowId"].as_i64().unwrap(),
     );
-    let click = json!({"action": "click", "selector": "#press"});
-    let mut actions = match clicks {
-        true => vec![click.clone(), click],
-        false => Vec::new(),
-    };
+    let mut actions = Vec::new();
+    if clicks {
+        let at = stack
+            .act_as(
+                client,
+                json!({"action": "evaluate", "expression":
+                    "const r = document.getElementById('press').getBoundingClientRect(); \
+                     return [r.x + r.width / 2, r.y + r.height / 2]"}),
+            )
+            .await
+            .expect("the button's centre");
+        let (x, y) = (&at["value"][0], &at["value"][1]);
+        // Each kind of mouse press: on an element, at a point, a drag.
+        actions.extend([
+            json!({"action": "click", "selector": "#press"}),
+            json!({"action": "click", "x": x, "y": y}),
+            json!({"action": "drag", "from": {"selector": "#press"}, "to": {"selector": "#note"}}),
+        ]);
+    }
     actions.extend([
         json!({"action": "type", "selector": "#note", "text": "hello", "keystrokes": true}),
         json!({"action": "press_key", "key": "Enter"}),
@@ -181,14 +199,15 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
             client,
             json!({"action": "evaluate", "expression":
                 "return [document.getElementById('pressed').value, \
+                 document.getElementById('downs').value, \
                  document.getElementById('note').value, document.getElementById('keys').value]"}),
         )
         .await
         .expect("evaluate");
-    let pressed = if clicks { "2" } else { "0" };
+    let (pressed, downs) = if clicks { ("2", "3") } else { ("0", "0") };
     assert_eq!(
         seen["value"],
-        json!([pressed, "hello", "[h][e][l][l][o][Enter]"]),
+        json!([pressed, downs, "hello", "[h][e][l][l][o][Enter]"]),
         "the agent's page got every click and key"
     );
     (tab, window)
@@ -200,20 +219,29 @@ async fn the_agent_types_in_its_minimized_window_without_taking_the_persons_focu
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "known limit: a CDP mouse press restores and activates a minimized window (Chromium 156, X11)"]
 async fn clicks_in_the_minimized_window_leave_the_persons_focus_too() {
     agent_beside_the_person(true).await;
 }
 
-/// The person's focused tab, then two rounds of the agent's work ([`agent_round`]);
-/// checks the agent window stayed minimized and the person's page kept the focus.
-async fn agent_beside_the_person(clicks: bool) {
+/// The headed stack beside the person's focused tab, and that tab's focus log
+/// before the agent acts.
+struct Scene {
+    xvfb: Xvfb,
+    stack: Stack,
+    person_target: String,
+    person: String,
+    before: Value,
+    person_window: i64,
+}
+
+/// [`Scene`], `None` (saying so) when `Xvfb` or `openbox` is not installed.
+async fn scene() -> Option<Scene> {
     let Some(xvfb) = Xvfb::start() else {
         eprintln!(
             "focus:: skipped: Xvfb or openbox is not installed (`apt-get install xvfb \
              openbox`); this suite needs real, headed windows under a window manager"
         );
-        return;
+        return None;
     };
     let stack = Stack::start_with(StackOptions {
         headed: true,
@@ -234,18 +262,47 @@ async fn agent_beside_the_person(clicks: bool) {
         .cdp("Page.bringToFront", json!({}), Some(&person))
         .await
         .expect("Page.bringToFront");
-    let until = Instant::now() + Duration::from_secs(10);
-    while person_state(&stack, &person).await["hasFocus"] != true {
-        assert!(
-            Instant::now() < until,
-            "the person's page never got the focus: {}",
-            person_state(&stack, &person).await
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for_focus(&stack, &person, "never got the focus").await;
     let before = person_state(&stack, &person).await;
     let (person_window, person_window_state) = window_of(&stack, &person_target).await;
     assert_eq!(person_window_state, "normal");
+    Some(Scene {
+        xvfb,
+        stack,
+        person_target,
+        person,
+        before,
+        person_window,
+    })
+}
+
+/// Waits at most 10 s until the person's page has the focus.
+async fn wait_for_focus(stack: &Stack, person: &str, what: &str) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while person_state(stack, person).await["hasFocus"] != true {
+        assert!(
+            Instant::now() < until,
+            "the person's page {what}: {}",
+            person_state(stack, person).await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The person's focused tab, then two rounds of the agent's work ([`agent_round`]);
+/// checks the agent window stayed minimized and the person's page kept the focus.
+async fn agent_beside_the_person(clicks: bool) {
+    let Some(Scene {
+        xvfb,
+        stack,
+        person_target,
+        person,
+        before,
+        person_window,
+    }) = scene().await
+    else {
+        return;
+    };
 
     // Round 1 creates the agent's window; round 2 opens a tab in it again.
     let mut agent_window = None;
@@ -300,6 +357,87 @@ async fn agent_beside_the_person(clicks: bool) {
         (&json!(true), &json!(false)),
         "{person_tab}"
     );
+    drop(stack);
+    drop(xvfb);
+}
+
+/// A tab the agent's page opens in the foreground (a click on a `target=_blank`
+/// link) makes Chrome show the agent window (measured, Chromium 156): the
+/// extension minimizes it again and focuses the person's window again before it
+/// answers. What holds: the person's page gets blurs each followed by a focus,
+/// all within 1 s, and has the focus again; the agent window is minimized
+/// again; a click in the opened tab afterwards changes nothing for the person.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_the_agents_page_opens_shows_the_window_a_moment_then_it_is_minimized_again() {
+    let Some(Scene {
+        xvfb,
+        stack,
+        person,
+        before,
+        ..
+    }) = scene().await
+    else {
+        return;
+    };
+    let agent = "focus-agent";
+    let url = stack.fixtures.url("focus/agent.html?round=opener");
+    let window = stack
+        .act_as(agent, json!({"action": "open_tab", "url": url}))
+        .await
+        .expect("open_tab")["windowId"]
+        .as_i64()
+        .expect("windowId");
+    let r = stack
+        .act_as(agent, json!({"action": "click", "selector": "#open"}))
+        .await
+        .expect("click #open");
+    let opened = r["openedTabs"][0]["tabId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("the link opened a tab: {r}"));
+    let target = target_of(&stack, "focus/agent.html?round=opened").await;
+    assert_eq!(
+        window_of(&stack, &target).await,
+        (window, "minimized".to_owned()),
+        "the opened tab is in the agent window, minimized again"
+    );
+    wait_for_focus(&stack, &person, "did not get the focus back").await;
+    let blipped = person_state(&stack, &person).await;
+    // Measured: blur, focus, blur, focus within ~200 ms (shown, then minimized
+    // and the person's window focused again).
+    let new = &blipped["log"].as_array().unwrap()[before["log"].as_array().unwrap().len()..];
+    let kinds: Vec<&str> = new.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let alternating = kinds
+        .iter()
+        .enumerate()
+        .all(|(i, k)| *k == ["blur", "focus"][i % 2]);
+    assert!(
+        alternating && kinds.last() != Some(&"blur"),
+        "only blurs each followed by a focus: {blipped} (before: {before})"
+    );
+    if let (Some(first), Some(last)) = (new.first(), new.last()) {
+        let lasted = last["at"].as_i64().unwrap() - first["at"].as_i64().unwrap();
+        assert!(lasted < 1000, "the person lost the focus for {lasted} ms");
+    }
+
+    let press = json!({"action": "click", "tabId": opened, "selector": "#press"});
+    stack
+        .act_as(agent, press)
+        .await
+        .expect("click in the opened tab");
+    let pressed = stack
+        .act_as(
+            agent,
+            json!({"action": "evaluate", "tabId": opened,
+                   "expression": "return document.getElementById('pressed').value"}),
+        )
+        .await
+        .expect("evaluate");
+    assert_eq!(pressed["value"], "1", "the opened tab got the click");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(window_of(&stack, &target).await.1, "minimized");
+    let after = person_state(&stack, &person).await;
+    assert_eq!(after["log"], blipped["log"], "the click changed no focus");
+    assert_eq!(after["hasFocus"], true, "{after}");
     drop(stack);
     drop(xvfb);
 }
