@@ -45,11 +45,12 @@ instructions.
 dialog: handle_dialog first. loadPending: usable; wait_for what you need. download: \
 wait_for_download: path, sha256.
 Obstacle high (login wall, captcha, denied): stop, report. medium: use what shows if it \
-answers the task, else likewise; never log in, solve challenges. low: one alternative at most.
+answers the task, else likewise; never log in or solve challenges. low: one alternative at \
+most.
 handoff: the person acts in the tab (captcha, 2FA, login, payment); done: extract, go on; else \
 stop.
-Errors: code: what to do. timeout: retry only with wait_for. domain_blocked, cancelled: the \
-user's choice: stop, tell them, no workaround.";
+Errors start with a code; the message says what to do. timeout: retry only with wait_for. \
+domain_blocked, cancelled: the user's choice: stop, tell them, no workaround.";
 
 /// The `browser` tool's `inputSchema`: the protocol crate's small flat tool schema
 /// (types and enums; its few notes state rules in words, never as PROTOCOL.md

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::http::{HttpAnswer, HttpApi};
 use super::calls::{joined, next_request};
+use super::http::{HttpAnswer, HttpApi};
 use super::{ANSWER_WAIT, BackendTarget, ClientSocket, client_id, connect_with};
 use crate::fake::FakeExtension;
 use crate::report::{Outcome, Report, ensure};
