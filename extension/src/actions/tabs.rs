@@ -57,11 +57,15 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
 }
 
 /// An agent window that was minimized before a mouse press, and the window
-/// focused then (not an agent window): [`keep_behind`] finds it, [`put_back`]
-/// restores it.
+/// focused then (not an agent window), and the tab pressed in when it was the
+/// window's active tab: [`keep_behind`] finds them, [`put_back`] restores them.
 pub struct Behind {
     window: i64,
     focused: Option<i64>,
+    /// The pressed tab, which [`keep_behind`] moved to the background: a
+    /// background tab renders no frames, so its observers and `requestAnimationFrame`
+    /// stop until it is the active tab again.
+    reactivate: Option<i64>,
 }
 
 /// Before a mouse press in `tab` (§10 "agent window"): when `tab` is in a
@@ -90,10 +94,18 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
         .ok()
         .map(|w| w.id)
         .filter(|id| !app.sessions.is_agent_window(*id));
-    let behind = Some(Behind { window, focused });
     if !current.active {
-        return behind;
+        return Some(Behind {
+            window,
+            focused,
+            reactivate: None,
+        });
     }
+    let behind = Some(Behind {
+        window,
+        focused,
+        reactivate: Some(tab.0),
+    });
     let others = chrome::tabs_query(&json!({ "windowId": window }))
         .await
         .unwrap_or_default();
@@ -117,9 +129,19 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
 /// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
 /// window for a moment and their page a `blur` and a `focus`.
 pub async fn put_back(behind: Option<Behind>) {
-    let Some(Behind { window, focused }) = behind else {
+    let Some(Behind {
+        window,
+        focused,
+        reactivate,
+    }) = behind
+    else {
         return;
     };
+    // The press has landed: the tab is active again, which leaves a minimized
+    // window as it is (see new_agent_tab), so the page renders again.
+    if let Some(tab) = reactivate {
+        let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
+    }
     if chrome::windows_get(window)
         .await
         .is_ok_and(|w| w.state == "minimized")
