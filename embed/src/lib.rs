@@ -17,12 +17,14 @@
 mod model;
 mod npz;
 mod sentencepiece;
+pub mod zip;
 
 use std::path::{Path, PathBuf};
 
 pub use model::WeightsError;
 pub use npz::NpzError;
 pub use sentencepiece::SpError;
+pub use zip::ZipError;
 
 /// Width of an embedding.
 pub const DIM: usize = 512;

@@ -1,17 +1,24 @@
 //! A reader for NumPy's `.npz` as `numpy.savez_compressed` writes it: a zip of
 //! deflated (or stored) `.npy` members, C order, little-endian.
 //!
-//! Only what the shipped `weights.npz` uses: the zip's central directory
-//! (with its zip64 extra field), `.npy` format 1.0/2.0/3.0 headers, and the dtypes
+//! Only what the shipped `weights.npz` uses: `.npy` format 1.0/2.0/3.0 headers, and the dtypes
 //! `|u1`, `|i1`, `<f4`, `<f8`. Everything is bounds-checked: a truncated or corrupt file
 //! is an [`NpzError`], never a panic.
 
 use std::collections::HashMap;
 
+use crate::zip::{self, ZipError, u16_at, u32_at};
+
 /// What is wrong with an `.npz` (the caller adds the path).
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct NpzError(String);
+
+impl From<ZipError> for NpzError {
+    fn from(e: ZipError) -> Self {
+        Self(e.to_string())
+    }
+}
 
 fn err<T>(msg: impl Into<String>) -> Result<T, NpzError> {
     Err(NpzError(msg.into()))
@@ -40,8 +47,8 @@ pub(crate) enum Data {
 /// The members of an `.npz` by array name (the member name without `.npy`).
 pub(crate) fn read(bytes: &[u8]) -> Result<HashMap<String, Array>, NpzError> {
     let mut out = HashMap::new();
-    for entry in central_directory(bytes)? {
-        let raw = member_bytes(bytes, &entry)?;
+    for entry in zip::entries(bytes)? {
+        let raw = zip::inflate(bytes, &entry)?;
         let name = entry
             .name
             .strip_suffix(".npy")
@@ -49,125 +56,6 @@ pub(crate) fn read(bytes: &[u8]) -> Result<HashMap<String, Array>, NpzError> {
             .to_owned();
         let array = parse_npy(&raw).map_err(|e| NpzError(format!("member {name}: {e}")))?;
         out.insert(name, array);
-    }
-    Ok(out)
-}
-
-struct Entry {
-    name: String,
-    method: u16,
-    compressed: u64,
-    uncompressed: u64,
-    local_offset: u64,
-}
-
-fn u16_at(b: &[u8], at: usize) -> Result<u16, NpzError> {
-    match b.get(at..at + 2) {
-        Some(s) => Ok(u16::from_le_bytes([s[0], s[1]])),
-        None => err("truncated zip structure"),
-    }
-}
-
-fn u32_at(b: &[u8], at: usize) -> Result<u32, NpzError> {
-    match b.get(at..at + 4) {
-        Some(s) => Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]])),
-        None => err("truncated zip structure"),
-    }
-}
-
-fn u64_at(b: &[u8], at: usize) -> Result<u64, NpzError> {
-    Ok(u64::from(u32_at(b, at)?) | (u64::from(u32_at(b, at + 4)?) << 32))
-}
-
-/// The central directory's entries, found from the end-of-central-directory
-/// record (APPNOTE 4.3.16), which a truncated file has lost.
-fn central_directory(b: &[u8]) -> Result<Vec<Entry>, NpzError> {
-    const EOCD: &[u8] = b"PK\x05\x06";
-    // The record is 22 bytes plus a comment of at most 65 535.
-    let from = b.len().saturating_sub(22 + 65_535);
-    let Some(eocd) = b[from..]
-        .windows(4)
-        .rposition(|w| w == EOCD)
-        .map(|i| from + i)
-    else {
-        return err("no zip end-of-central-directory record (truncated or not an npz)");
-    };
-    let count = usize::from(u16_at(b, eocd + 10)?);
-    let mut at = u32_at(b, eocd + 16)? as usize;
-    let mut entries = Vec::with_capacity(count);
-    for _ in 0..count {
-        if b.get(at..at + 4) != Some(b"PK\x01\x02") {
-            return err("corrupt zip central directory");
-        }
-        let method = u16_at(b, at + 10)?;
-        let mut compressed = u64::from(u32_at(b, at + 20)?);
-        let mut uncompressed = u64::from(u32_at(b, at + 24)?);
-        let name_len = usize::from(u16_at(b, at + 28)?);
-        let extra_len = usize::from(u16_at(b, at + 30)?);
-        let comment_len = usize::from(u16_at(b, at + 32)?);
-        let mut local_offset = u64::from(u32_at(b, at + 42)?);
-        let Some(name) = b.get(at + 46..at + 46 + name_len) else {
-            return err("truncated zip central directory");
-        };
-        let name = String::from_utf8_lossy(name).into_owned();
-        // Zip64 extra field (id 1): the 64-bit values of the fields set to 0xFFFFFFFF, in order.
-        let extra_start = at + 46 + name_len;
-        let mut x = extra_start;
-        while x + 4 <= extra_start + extra_len {
-            let (id, len) = (u16_at(b, x)?, usize::from(u16_at(b, x + 2)?));
-            if id == 1 {
-                let mut y = x + 4;
-                for field in [&mut uncompressed, &mut compressed, &mut local_offset] {
-                    if *field == u64::from(u32::MAX) {
-                        *field = u64_at(b, y)?;
-                        y += 8;
-                    }
-                }
-            }
-            x += 4 + len;
-        }
-        entries.push(Entry {
-            name,
-            method,
-            compressed,
-            uncompressed,
-            local_offset,
-        });
-        at = extra_start + extra_len + comment_len;
-    }
-    Ok(entries)
-}
-
-/// A member's uncompressed bytes (method 0 stored, 8 deflate).
-fn member_bytes(b: &[u8], e: &Entry) -> Result<Vec<u8>, NpzError> {
-    let local = usize::try_from(e.local_offset).map_err(|_| NpzError("bad offset".into()))?;
-    if b.get(local..local + 4) != Some(b"PK\x03\x04") {
-        return err(format!("member {}: corrupt local header", e.name));
-    }
-    let start =
-        local + 30 + usize::from(u16_at(b, local + 26)?) + usize::from(u16_at(b, local + 28)?);
-    let end = start.saturating_add(e.compressed as usize);
-    let Some(data) = b.get(start..end) else {
-        return err(format!("member {}: truncated data", e.name));
-    };
-    let out = match e.method {
-        0 => data.to_vec(),
-        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, e.uncompressed as usize)
-            .map_err(|x| {
-                NpzError(format!(
-                    "member {}: corrupt deflate data ({:?})",
-                    e.name, x.status
-                ))
-            })?,
-        m => return err(format!("member {}: unsupported zip method {m}", e.name)),
-    };
-    if out.len() as u64 != e.uncompressed {
-        return err(format!(
-            "member {}: {} bytes, expected {}",
-            e.name,
-            out.len(),
-            e.uncompressed
-        ));
     }
     Ok(out)
 }
