@@ -24,6 +24,16 @@ fn cpu_ms() -> f64 {
         / 1e6
 }
 
+/// Resident set size in MB (Linux `/proc/self/status` VmRSS); 0 elsewhere.
+fn rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok());
+    kb.unwrap_or(0.0) / 1024.0
+}
+
 fn main() -> Result<(), browser_bridge_embed::EmbedError> {
     let (start, cpu) = (Instant::now(), cpu_ms());
     let e = Embedder::load(&Embedder::locate()?)?;
@@ -41,9 +51,10 @@ fn main() -> Result<(), browser_bridge_embed::EmbedError> {
     let per = start.elapsed().as_secs_f64() * 1000.0 / n;
     let per_cpu = (cpu_ms() - cpu) / n;
     eprintln!(
-        "load {:.0} ms (CPU {load_cpu:.0} ms); embed {per:.2} ms per sentence (CPU {per_cpu:.2} ms; \
+        "load {:.0} ms (CPU {load_cpu:.0} ms), resident {:.0} MB; embed {per:.2} ms per sentence (CPU {per_cpu:.2} ms; \
          mean of {} sentences, {:.0} tokens each)",
         load.as_secs_f64() * 1000.0,
+        rss_mb(),
         rounds * TEXTS.len(),
         tokens as f64 / (rounds * TEXTS.len()) as f64
     );
