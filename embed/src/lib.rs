@@ -101,20 +101,25 @@ impl std::fmt::Debug for Embedder {
 }
 
 impl Embedder {
-    /// The model directory: `$BROWSER_BRIDGE_MODEL_DIR` when set and non-empty,
-    /// else `dirs::data_dir()/browser-bridge/models/use-multilingual-v3`.
-    /// Only the path: [`EmbedError::NotInstalled`] (saying how to install) when
-    /// the directory or a file in it is missing.
+    /// The model directory, installed or not: `$BROWSER_BRIDGE_MODEL_DIR` when
+    /// set and non-empty, else `dirs::data_dir()/browser-bridge/models/use-multilingual-v3`
+    /// (`~/.local/share/…` on Linux). Where `cargo xtask install-model` writes.
+    pub fn model_dir() -> Result<PathBuf, EmbedError> {
+        match std::env::var_os(MODEL_DIR_ENV).filter(|v| !v.is_empty()) {
+            Some(dir) => Ok(PathBuf::from(dir)),
+            None => default_dir().ok_or(EmbedError::NoDataDir),
+        }
+    }
+
+    /// [`Embedder::model_dir`] when the model is installed there; else
+    /// [`EmbedError::NotInstalled`], naming what is missing and how to install.
     pub fn locate() -> Result<PathBuf, EmbedError> {
-        let dir = match std::env::var_os(MODEL_DIR_ENV).filter(|v| !v.is_empty()) {
-            Some(dir) => PathBuf::from(dir),
-            None => default_dir().ok_or(EmbedError::NoDataDir)?,
-        };
+        let dir = Self::model_dir()?;
         check_installed(&dir)?;
         Ok(dir)
     }
 
-    /// Loads `weights.npz` and `sp.model` from `dir` as shipped (≈ 0.8 s of CPU).
+    /// Loads `weights.npz` and `sp.model` from `dir` as shipped (0.7–0.85 s of CPU).
     /// Errors: [`EmbedError::NotInstalled`], `Io`, `Npz`, `Weights`, `Tokenizer`.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
         check_installed(dir)?;

