@@ -36,6 +36,7 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
         timeout: args.limits.timeout,
         observe: !args.limits.no_observe,
         handoff: args.handoff,
+        lessons: None,
     };
     let mut progress = CliProgress::new(args.json);
     let bridge = connected.bridge.for_client(&generated_name("run"));
