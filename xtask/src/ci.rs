@@ -96,6 +96,8 @@ pub(crate) fn test() -> Result<()> {
     ensure_chromium()?;
     crate::env::ensure_headed_display();
     crate::extension::build_extension(true)?;
+    // The embedder's tests use the model as it ships.
+    crate::model::install_model()?;
     run(cargo()
         .current_dir(root)
         .args(["build", "-p", "browser-bridge", "--bins"]))?;

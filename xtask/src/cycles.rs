@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 /// The crates whose `src/` is checked.
-pub(crate) const CRATES: [&str; 10] = [
+pub(crate) const CRATES: [&str; 11] = [
     "protocol",
     "page",
     "cdp",
@@ -23,6 +23,7 @@ pub(crate) const CRATES: [&str; 10] = [
     "cli",
     "conformance",
     "extension",
+    "embed",
     "tests",
     "xtask",
 ];

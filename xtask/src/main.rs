@@ -4,6 +4,7 @@
 //! - `demo`: the main job: the demo scenario in real headless Chromium.
 //! - `verify`: the built-in agent against a real model on the demo site.
 //! - `bench`: latency of the real stack (release) beside raw CDP and Playwright.
+//! - `install-model`: the local sentence-embedding model of task memory.
 //! - `test`: everything CI runs (unit, socket, Chromium end-to-end, conformance, demo).
 
 mod bench;
@@ -12,6 +13,7 @@ mod cycles;
 mod demo;
 mod env;
 mod extension;
+mod model;
 mod verify;
 mod wasm_opt;
 
@@ -61,6 +63,9 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Download the local sentence-embedding model (USE multilingual v3, 31.7 MB,
+    /// sha256-pinned) into $BROWSER_BRIDGE_MODEL_DIR or the data dir; no-op when present.
+    InstallModel,
     /// Everything CI runs: unit, socket, MCP, agent, Chromium end-to-end,
     /// conformance and corpus suites, then the demo.
     Test,
@@ -80,6 +85,7 @@ fn main() -> Result<()> {
         }
         Command::Verify { args } => verify::run_verify(&args),
         Command::Bench { args } => bench::run_bench(&args),
+        Command::InstallModel => model::install_model(),
         Command::Test => ci::test(),
     }
 }

@@ -1,0 +1,67 @@
+//! The SentencePiece tokenizer of the shipped `sp.model` (unigram, `nmt_nfkc`),
+//! byte-identical to the reference for that model: [`Tokenizer::encode`] gives
+//! `<s>`, the piece ids, `</s>`.
+
+mod normalizer;
+mod proto;
+mod unigram;
+
+/// A corrupt or unreadable `sp.model`.
+#[derive(Debug, thiserror::Error)]
+#[error("corrupt SentencePiece model: {0}")]
+pub struct SpError(String);
+
+impl SpError {
+    fn corrupt(what: &str) -> Self {
+        Self(what.to_owned())
+    }
+}
+
+/// Piece id of `<s>`.
+const BOS: u32 = 1;
+/// Piece id of `</s>`.
+const EOS: u32 = 2;
+
+/// Normalizer + unigram vocabulary.
+pub(crate) struct Tokenizer {
+    normalizer: normalizer::Normalizer,
+    unigram: unigram::Unigram,
+    vocab_size: usize,
+}
+
+impl Tokenizer {
+    /// From the bytes of `sp.model`.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self, SpError> {
+        let model = proto::parse(bytes)?;
+        let normalizer = normalizer::Normalizer::new(model.charsmap.as_deref())?;
+        let vocab_size = model.pieces.len();
+        let unigram = unigram::Unigram::new(&model.pieces, model.scores);
+        Ok(Self {
+            normalizer,
+            unigram,
+            vocab_size,
+        })
+    }
+
+    /// Number of pieces (ids are `0..vocab_size`).
+    pub(crate) fn vocab_size(&self) -> usize {
+        self.vocab_size
+    }
+
+    /// `[<s>, pieces of text…, </s>]`; `[<s>, <unk>, </s>]` for empty or blank text.
+    pub(crate) fn encode(&self, text: &str) -> Vec<u32> {
+        let mut ids = vec![BOS];
+        ids.extend(self.unigram.encode(&self.normalizer.normalize(text)));
+        ids.push(EOS);
+        ids
+    }
+}
+
+impl SpError {
+    /// The model has more pieces than the embedding table has rows.
+    pub(crate) fn vocab_mismatch(pieces: usize, rows: usize) -> Self {
+        Self(format!(
+            "{pieces} pieces but the weights embed only {rows} ids"
+        ))
+    }
+}
