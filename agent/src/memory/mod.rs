@@ -19,6 +19,13 @@ pub use recall::{DEFAULT_FLOOR, DEFAULT_K, Lesson, lessons_text, recall};
 pub use store::{Loaded, Store, StoreError, Stored};
 pub use summary::{Experience, Failure, summarize};
 
+/// The local multilingual model ([`browser_bridge_embed`]).
+impl Embed for browser_bridge_embed::Embedder {
+    fn embed(&self, text: &str) -> Vec<f32> {
+        browser_bridge_embed::Embedder::embed(self, text)
+    }
+}
+
 /// A sentence embedder: text → an L2-normalised vector (the same length for
 /// every text of one model).
 pub trait Embed: Send + Sync {
@@ -68,6 +75,18 @@ impl Memory {
             store: Store::new(config_dir),
             embedder,
         }
+    }
+
+    /// The memory under `config_dir` with the installed model
+    /// ([`browser_bridge_embed::Embedder::locate`]), loaded once here.
+    ///
+    /// # Errors
+    /// The model is not installed or unreadable; the message says how to
+    /// install it.
+    pub fn open(config_dir: &Path) -> Result<Self, browser_bridge_embed::EmbedError> {
+        let embedder =
+            browser_bridge_embed::Embedder::load(&browser_bridge_embed::Embedder::locate()?)?;
+        Ok(Memory::new(config_dir, Arc::new(embedder)))
     }
 
     /// The store.
