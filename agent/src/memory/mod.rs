@@ -89,6 +89,11 @@ impl Memory {
         Ok(Memory::new(config_dir, Arc::new(embedder)))
     }
 
+    /// The vector of `text` (see [`query_text`]).
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        self.embedder.embed(text)
+    }
+
     /// The store.
     pub fn store(&self) -> &Store {
         &self.store
