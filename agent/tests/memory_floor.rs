@@ -2,14 +2,14 @@
 //! `cargo xtask install-model`): a past run of a related task, in either
 //! language, scores above [`DEFAULT_FLOOR`]; one of an unrelated task below.
 
-use browser_bridge_agent::memory::{DEFAULT_FLOOR, Embed, cosine, query_text};
+use browser_bridge_agent::memory::recall::DOMAIN_BONUS;
+use browser_bridge_agent::memory::{DEFAULT_FLOOR, Embed, cosine};
 use browser_bridge_embed::Embedder;
 
+/// As recall scores: the tasks' cosine, plus the bonus on the same domain.
 fn score(model: &Embedder, (a, da): (&str, &str), (b, db): (&str, &str)) -> f32 {
-    cosine(
-        &Embed::embed(model, &query_text(a, da)),
-        &Embed::embed(model, &query_text(b, db)),
-    )
+    let bonus = if da == db { DOMAIN_BONUS } else { 0.0 };
+    cosine(&Embed::embed(model, a), &Embed::embed(model, b)) + bonus
 }
 
 #[test]
@@ -24,7 +24,11 @@ fn related_tasks_pass_the_floor_in_either_language_and_unrelated_ones_do_not() {
         ("为保单 P-1234 提交理赔", "demo.test"),
         ("submit an insurance claim for policy P-5555", "demo.test"),
         // The same task on another site.
-        ("file a claim for policy P-1234", "insure.example"),
+        ("file a claim for my car insurance", "insure.example"),
+        // Short queries in the other language, no site (`memory search`).
+        ("提交理赔", ""),
+        ("理赔", ""),
+        ("submit an insurance claim", ""),
     ];
     let unrelated = [
         ("what is the weather in Paris tomorrow", "weather.test"),
@@ -33,6 +37,8 @@ fn related_tasks_pass_the_floor_in_either_language_and_unrelated_ones_do_not() {
         ("buy two tickets for the concert on Friday", "tickets.test"),
         // The same site, another task.
         ("change the email address of my account", "demo.test"),
+        ("天气预报", ""),
+        ("更改我的账户邮箱", "demo.test"),
     ];
     let mut report = String::new();
     for r in related {

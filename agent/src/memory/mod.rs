@@ -1,7 +1,7 @@
 //! Task memory (DESIGN.md "Task memory"): after each run a deterministic
 //! summary of what happened ([`summary`]) is embedded and kept under
 //! `<config-dir>/memory/` ([`store`]); before the next run the closest past
-//! runs for the task and its domain are given to the model as lessons
+//! runs for the task (a bonus for the same domain) are given to the model as lessons
 //! ([`recall`]). No model call writes or reads it; the sentence embedder is
 //! behind [`Embed`] so that this module stays free of the model's runtime.
 
@@ -31,16 +31,6 @@ impl Embed for browser_bridge_embed::Embedder {
 pub trait Embed: Send + Sync {
     /// The vector of `text`.
     fn embed(&self, text: &str) -> Vec<f32>;
-}
-
-/// What is embedded for an experience and for a query: the task and the
-/// domain, so that a run on the same site weighs in.
-pub fn query_text(task: &str, domain: &str) -> String {
-    if domain.is_empty() {
-        task.to_owned()
-    } else {
-        format!("{task} ({domain})")
-    }
 }
 
 /// Cosine similarity of two vectors (0 when a length differs or one is zero).
@@ -89,7 +79,7 @@ impl Memory {
         Ok(Memory::new(config_dir, Arc::new(embedder)))
     }
 
-    /// The vector of `text` (see [`query_text`]).
+    /// The vector of `text`.
     pub fn embed(&self, text: &str) -> Vec<f32> {
         self.embedder.embed(text)
     }
@@ -105,7 +95,7 @@ impl Memory {
     pub fn lessons(&self, task: &str, url: Option<&str>) -> (Option<String>, Vec<String>) {
         let domain = summary::domain_of(url.unwrap_or_default());
         let loaded = self.store.load();
-        let query = self.embedder.embed(&query_text(task, &domain));
+        let query = self.embedder.embed(task.trim());
         let lessons = recall(&loaded.stored, &query, &domain, DEFAULT_K, DEFAULT_FLOOR);
         (lessons_text(&lessons), loaded.skipped)
     }
@@ -127,9 +117,9 @@ impl Memory {
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let id = store::new_id(created);
         let experience = summarize(&id, created, task, url, events, report);
-        let vector = self
-            .embedder
-            .embed(&query_text(&experience.task, &experience.domain));
+        // The task alone: the domain counts through recall's bonus, so that a
+        // query without one (`memory search`) scores the same.
+        let vector = self.embedder.embed(&experience.task);
         self.store.save(&Stored {
             experience: experience.clone(),
             vector,

@@ -19,7 +19,7 @@ pub const DIR: &str = "memory";
 pub struct Stored {
     /// The summary.
     pub experience: Experience,
-    /// The embedding of [`super::query_text`] of its task and domain.
+    /// The embedding of its task.
     pub vector: Vec<f32>,
 }
 

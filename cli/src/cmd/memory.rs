@@ -42,7 +42,7 @@ pub(crate) fn memory(args: &MemoryArgs) -> Result<(), BridgeError> {
             let memory = Memory::open(&config_dir).map_err(internal)?;
             let loaded = store.load();
             warn_skipped(&loaded.skipped);
-            let vector = memory.embed(&memory::query_text(query, ""));
+            let vector = memory.embed(query.trim());
             let floor = if *all { f32::MIN } else { DEFAULT_FLOOR };
             let found = memory::recall(&loaded.stored, &vector, "", *k, floor);
             if args.json {
