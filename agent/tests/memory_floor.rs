@@ -58,7 +58,6 @@ fn related_tasks_pass_the_floor_in_either_language_and_unrelated_ones_do_not() {
         let s = score(&model, zh, u);
         report.push_str(&format!("unrelated-zh {s:.3} {u:?}\n"));
     }
-    println!("{report}");
     for line in report.lines() {
         let s: f32 = line.split(' ').nth(1).unwrap().parse().unwrap();
         if line.starts_with("related") {

@@ -273,3 +273,85 @@ async fn list_search_forget_and_clear_a_real_store() {
     assert!(String::from_utf8_lossy(&clear.stderr).contains("forgot 1 experience"));
     assert!(stored(&browser).await.is_empty());
 }
+
+/// `chat` with `lines` on stdin against `browser`'s serve.
+async fn chat(browser: &FakeBrowser, llm: &ScriptedLlm, lines: &'static [u8]) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut command = command();
+    command
+        .args([
+            "chat",
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &llm.base_url(),
+        ])
+        .args(["--listen", &browser.server.addr.to_string(), "--config-dir"])
+        .arg(&browser.server.config_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(lines).unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// Each chat turn is remembered; a new conversation's first turn (at the
+/// start or after `/reset`) gets the lessons, a turn inside one does not.
+#[tokio::test]
+async fn chat_turns_are_remembered_and_a_new_conversation_gets_the_lessons() {
+    let browser = FakeBrowser::start(claim_page()).await;
+    let llm = ScriptedLlm::start(vec![
+        Reply::call(json!({"action": "click", "uid": "e7"})),
+        Reply::text("There is no such button."),
+    ])
+    .await;
+    let output = chat(
+        &browser,
+        &llm,
+        "file a claim for policy P-1234\n".as_bytes(),
+    )
+    .await;
+    assert!(output.status.success(), "{output:?}");
+    let all = stored(&browser).await;
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["failures"][0]["code"], "element_not_found");
+
+    let llm = ScriptedLlm::start(vec![
+        Reply::text("Which policy?"),
+        Reply::text("Noted."),
+        Reply::text("Filing it."),
+    ])
+    .await;
+    let lines = "为保单提交理赔\nP-5678\n/reset\n提交保险理赔\n".as_bytes();
+    let output = chat(&browser, &llm, lines).await;
+    assert!(output.status.success(), "{output:?}");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3);
+    let firsts: Vec<bool> = requests
+        .iter()
+        .map(|r| {
+            r["messages"]
+                .to_string()
+                .contains("Lessons from earlier runs")
+        })
+        .collect();
+    // The second request repeats the first turn (with its lessons): the
+    // history is kept, no new lessons are added for "P-5678".
+    assert!(first_user_text(&requests[0]).contains("element_not_found"));
+    assert_eq!(firsts, [true, true, true]);
+    let second = requests[1]["messages"].to_string();
+    assert_eq!(
+        second.matches("Lessons from earlier runs").count(),
+        1,
+        "{second}"
+    );
+    assert!(first_user_text(&requests[2]).starts_with("提交保险理赔"));
+    assert!(first_user_text(&requests[2]).contains("Lessons from earlier runs"));
+    assert_eq!(stored(&browser).await.len(), 4, "every turn is remembered");
+}
