@@ -85,7 +85,7 @@ pub enum EmbedError {
     },
 }
 
-/// The loaded model: tokenizer + weights (~75 MB resident). Immutable, so
+/// The loaded model: tokenizer + weights (≈ 110 MB resident). Immutable, so
 /// `Send + Sync`: load once, share behind an `Arc`.
 pub struct Embedder {
     tokenizer: sentencepiece::Tokenizer,
@@ -114,7 +114,7 @@ impl Embedder {
         Ok(dir)
     }
 
-    /// Loads `weights.npz` and `sp.model` from `dir` as shipped (~0.3 s release).
+    /// Loads `weights.npz` and `sp.model` from `dir` as shipped (≈ 0.8 s of CPU).
     /// Errors: [`EmbedError::NotInstalled`], `Io`, `Npz`, `Weights`, `Tokenizer`.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
         check_installed(dir)?;

@@ -192,8 +192,8 @@ impl Model {
     pub(crate) fn forward(&self, ids: &[u32]) -> Vec<f32> {
         let t = ids.len().max(1);
         // feats = [embedding | branch 2 | branch 3 | branch 5], one row per token.
-        let mut feats = vec![0f32; t * FEAT];
-        for (row, &id) in feats.chunks_exact_mut(FEAT).zip(ids) {
+        let mut emb = vec![0f32; t * EMB];
+        for (row, &id) in emb.chunks_exact_mut(EMB).zip(ids) {
             let id = if (id as usize) < self.vocab_rows() {
                 id as usize
             } else {
@@ -201,15 +201,17 @@ impl Model {
             };
             let (chunk, r) = (id % CHUNKS, id / CHUNKS);
             let q = &self.table[chunk][r * EMB..(r + 1) * EMB];
-            for (o, &v) in row[..EMB].iter_mut().zip(q) {
+            for (o, &v) in row.iter_mut().zip(q) {
                 *o = f32::from(v) * self.scale[chunk] + self.lo[chunk];
             }
         }
-        let mut x = vec![0f32; t * 3 * CNN];
-        for (xr, fr) in x.chunks_exact_mut(3 * CNN).zip(feats.chunks_exact(FEAT)) {
-            xr.copy_from_slice(&self.proj_b);
-            vec_mat(&fr[..EMB], &self.proj, xr);
-            layernorm(xr, &self.ln_proj, self.eps);
+        let mut x: Vec<f32> = self.proj_b.repeat(t);
+        mat_mul(&emb, &self.proj, &mut x);
+        x.chunks_exact_mut(3 * CNN)
+            .for_each(|r| layernorm(r, &self.ln_proj, self.eps));
+        let mut feats = vec![0f32; t * FEAT];
+        for (fr, er) in feats.chunks_exact_mut(FEAT).zip(emb.chunks_exact(EMB)) {
+            fr[..EMB].copy_from_slice(er);
         }
         for (i, b) in self.branches.iter().enumerate() {
             let xs: Vec<f32> = x
@@ -231,23 +233,23 @@ impl Model {
         // The token sum commutes with the linear projection (as in the reference).
         let tf = t as f32;
         let mut mean: Vec<f32> = self.cnn_b.iter().map(|b| b * tf).collect();
-        vec_mat(&sum, &self.cnn_w, &mut mean);
+        mat_mul(&sum, &self.cnn_w, &mut mean);
         let inv = 1.0 / tf.sqrt();
         mean.iter_mut().for_each(|v| *v *= inv);
 
         let mut y0 = vec![0f32; HID];
-        vec_mat(&mean, &self.d0, &mut y0);
+        mat_mul(&mean, &self.d0, &mut y0);
         relu(&mut y0);
         let mut y1 = vec![0f32; HID];
-        vec_mat(&mean, &self.p1, &mut y1);
-        vec_mat(&y0, &self.d1, &mut y1);
+        mat_mul(&mean, &self.p1, &mut y1);
+        mat_mul(&y0, &self.d1, &mut y1);
         relu(&mut y1);
         let mut y2 = vec![0f32; EMB];
-        vec_mat(&y1, &self.d2, &mut y2);
+        mat_mul(&y1, &self.d2, &mut y2);
         relu(&mut y2);
         let mut z = vec![0f32; EMB];
-        vec_mat(&y1, &self.p3, &mut z);
-        vec_mat(&y2, &self.d3, &mut z);
+        mat_mul(&y1, &self.p3, &mut z);
+        mat_mul(&y2, &self.d3, &mut z);
         z.iter_mut().for_each(|v| *v = v.tanh());
         let norm = z.iter().map(|v| v * v).sum::<f32>().max(self.eps).sqrt();
         z.iter_mut().for_each(|v| *v /= norm);
@@ -259,35 +261,55 @@ impl Model {
 /// window `t-left .. t-left+n` (zeros outside the sentence) through `w`,
 /// plus `b`, ReLU, plus the input row (residual).
 fn conv(input: &[f32], t: usize, br: &Branch, w: &Mat, b: &[f32]) -> Vec<f32> {
-    let mut out = vec![0f32; t * CNN];
-    for (pos, row) in out.chunks_exact_mut(CNN).enumerate() {
-        row.copy_from_slice(b);
-        for k in 0..br.n {
+    // The windows side by side, `t × n·256`, as the reference gathers them.
+    let mut windows = vec![0f32; t * br.n * CNN];
+    for (pos, row) in windows.chunks_exact_mut(br.n * CNN).enumerate() {
+        for (k, slot) in row.chunks_exact_mut(CNN).enumerate() {
             // Slot k of the window reads token pos - left + k.
-            let Some(src) = (pos + k).checked_sub(br.left).filter(|&s| s < t) else {
-                continue;
-            };
-            let wk = &w.data[k * CNN * CNN..(k + 1) * CNN * CNN];
-            for (r, &v) in input[src * CNN..(src + 1) * CNN].iter().enumerate() {
-                if v != 0.0 {
-                    axpy(v, &wk[r * CNN..(r + 1) * CNN], row);
-                }
+            if let Some(src) = (pos + k).checked_sub(br.left).filter(|&s| s < t) {
+                slot.copy_from_slice(&input[src * CNN..(src + 1) * CNN]);
             }
         }
+    }
+    let mut out = b.repeat(t);
+    mat_mul(&windows, w, &mut out);
+    for (row, inp) in out.chunks_exact_mut(CNN).zip(input.chunks_exact(CNN)) {
         relu(row);
-        row.iter_mut()
-            .zip(&input[pos * CNN..(pos + 1) * CNN])
-            .for_each(|(o, i)| *o += i);
+        row.iter_mut().zip(inp).for_each(|(o, i)| *o += i);
     }
     out
 }
 
-/// `out += v · m` for a row vector `v` of length `m.rows`.
-fn vec_mat(v: &[f32], m: &Mat, out: &mut [f32]) {
-    debug_assert_eq!((v.len(), out.len()), (m.rows, m.cols));
-    for (r, &a) in v.iter().enumerate() {
-        if a != 0.0 {
-            axpy(a, &m.data[r * m.cols..(r + 1) * m.cols], out);
+/// `out += a · m` for `a` of `rows × m.rows` and `out` of `rows × m.cols`
+/// (a vector is one row). Each row of `m` is read once for all rows of `a`:
+/// the weights, not the activations, are what does not fit in cache.
+fn mat_mul(a: &[f32], m: &Mat, out: &mut [f32]) {
+    let rows = a.len() / m.rows;
+    debug_assert_eq!((a.len(), out.len()), (rows * m.rows, rows * m.cols));
+    let c = m.cols;
+    // Four weight rows per pass: each output element is loaded and stored once per four.
+    let mut k = 0;
+    while k + 4 <= m.rows {
+        let w = &m.data[k * c..(k + 4) * c];
+        let (w0, w1, w2, w3) = (&w[..c], &w[c..2 * c], &w[2 * c..3 * c], &w[3 * c..]);
+        for (i, o) in out.chunks_exact_mut(c).enumerate() {
+            let x = &a[i * m.rows + k..i * m.rows + k + 4];
+            let (x0, x1, x2, x3) = (x[0], x[1], x[2], x[3]);
+            if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 && x3 == 0.0 {
+                continue;
+            }
+            for ((((o, &a0), &a1), &a2), &a3) in o.iter_mut().zip(w0).zip(w1).zip(w2).zip(w3) {
+                *o += x0 * a0 + x1 * a1 + x2 * a2 + x3 * a3;
+            }
+        }
+        k += 4;
+    }
+    for (k, w) in m.data.chunks_exact(c).enumerate().skip(k) {
+        for (i, o) in out.chunks_exact_mut(c).enumerate() {
+            let v = a[i * m.rows + k];
+            if v != 0.0 {
+                axpy(v, w, o);
+            }
         }
     }
 }

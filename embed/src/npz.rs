@@ -177,5 +177,9 @@ mod tests {
             "truncated header"
         );
         assert!(read(b"PK\x03\x04 not a zip").is_err());
+        let whole = npy("<f4", "(2, 1)", &[0, 0, 128, 63, 0, 0, 0, 64]);
+        for len in 0..whole.len() {
+            assert!(parse_npy(&whole[..len]).is_err(), "truncated to {len}");
+        }
     }
 }

@@ -124,13 +124,7 @@ pub(crate) fn inflate(b: &[u8], e: &Entry) -> Result<Vec<u8>, ZipError> {
     };
     let out = match e.method {
         0 => data.to_vec(),
-        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, e.uncompressed as usize)
-            .map_err(|x| {
-                ZipError(format!(
-                    "member {}: corrupt deflate data ({:?})",
-                    e.name, x.status
-                ))
-            })?,
+        8 => inflate_exact(data, e)?,
         m => return zerr(format!("member {}: unsupported zip method {m}", e.name)),
     };
     if out.len() as u64 != e.uncompressed {
@@ -142,4 +136,30 @@ pub(crate) fn inflate(b: &[u8], e: &Entry) -> Result<Vec<u8>, ZipError> {
         ));
     }
     Ok(out)
+}
+
+/// Inflates into a buffer of the size the directory gives (no regrowing: the
+/// weights are 65 MB), refusing sizes deflate cannot reach (at most 1032:1),
+/// so a corrupt directory cannot make it allocate gigabytes.
+fn inflate_exact(data: &[u8], e: &Entry) -> Result<Vec<u8>, ZipError> {
+    use miniz_oxide::inflate::TINFLStatus;
+    use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+    if e.uncompressed > (data.len() as u64).saturating_mul(1032) + 1024 {
+        return zerr(format!(
+            "member {}: impossible size {}",
+            e.name, e.uncompressed
+        ));
+    }
+    let mut out = vec![0u8; e.uncompressed as usize];
+    let mut state = Box::<DecompressorOxide>::default();
+    let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    let (status, _, written) = decompress(&mut state, data, &mut out, 0, flags);
+    match status {
+        TINFLStatus::Done if written == out.len() => Ok(out),
+        TINFLStatus::Done | TINFLStatus::HasMoreOutput => zerr(format!(
+            "member {}: inflates to more or less than its {} bytes",
+            e.name, e.uncompressed
+        )),
+        s => zerr(format!("member {}: corrupt deflate data ({s:?})", e.name)),
+    }
 }

@@ -67,8 +67,8 @@ fn each_task_finds_its_translation_among_all_tasks_of_the_other_language() {
             PAIRS[i].1,
             PAIRS[nearest(&zh[i], &en)].0
         );
-        for j in 0..PAIRS.len() {
-            let c = cosine(&en[i], &zh[j]);
+        for (j, zh_j) in zh.iter().enumerate() {
+            let c = cosine(&en[i], zh_j);
             if i == j {
                 related.push(c)
             } else {

@@ -65,3 +65,44 @@ impl SpError {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXTS: [&str; 4] = [
+        "Hello world",
+        "登录 GitHub 账号",
+        "ＦＵＬＬ　ｗｉｄｔｈ ①",
+        "  a\tb  ",
+    ];
+
+    /// Damage anywhere in the shipped model (a truncation, flipped bytes) is an
+    /// error or a model that still tokenizes without panicking.
+    #[test]
+    fn damaged_models_never_panic() {
+        let dir = crate::Embedder::locate().unwrap_or_else(|e| panic!("{e}"));
+        let good = std::fs::read(dir.join("sp.model")).unwrap();
+        let n = good.len();
+        let mut errors = 0;
+        for i in 1..8 {
+            let at = n * i / 8 + 13;
+            let truncated = good[..at].to_vec();
+            let mut flipped = good.clone();
+            flipped[at..at + 16].iter_mut().for_each(|b| *b ^= 0x5A);
+            for bytes in [truncated, flipped] {
+                match Tokenizer::from_bytes(&bytes) {
+                    Ok(t) => TEXTS.iter().for_each(|x| assert!(t.encode(x).len() >= 3)),
+                    Err(e) => {
+                        assert!(e.to_string().starts_with("corrupt SentencePiece model: "));
+                        errors += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            errors >= 7,
+            "only {errors} of 14 damaged models were rejected"
+        );
+    }
+}
