@@ -16,12 +16,14 @@
 //! - [`runner`]: the ReAct loop; [`handoff`]: `run --handoff`, the tab handed
 //!   to the person at an obstacle `high`.
 //! - [`report`]: the events a run emits and its final report.
+//! - [`memory`]: task memory, lessons from earlier runs.
 
 pub mod conversation;
 pub mod guard;
 pub mod handoff;
 pub mod llm;
 pub mod mcp;
+pub mod memory;
 pub mod observe;
 pub mod report;
 pub mod runner;

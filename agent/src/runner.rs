@@ -53,6 +53,9 @@ pub struct RunOptions {
     /// this long (at most ten minutes) and go on when they are done; `None`:
     /// stop there. The person's time does not count against `timeout`.
     pub handoff: Option<Duration>,
+    /// Lessons from earlier runs ([`crate::memory::lessons_text`]), added to
+    /// the first user message (a chat: of a new conversation).
+    pub lessons: Option<String>,
 }
 
 impl RunOptions {
@@ -65,6 +68,7 @@ impl RunOptions {
             timeout: DEFAULT_TIMEOUT,
             observe: true,
             handoff: None,
+            lessons: None,
         }
     }
 }
@@ -119,6 +123,7 @@ pub async fn chat_turn<B: Bridge, M: Model>(
             Err(stop) => stop,
             Ok(context) => {
                 let started = conversation.insert(Conversation::chat(text, context.as_deref()));
+                add_lessons(started, options.lessons.as_deref());
                 run.converse(model, started, options.max_steps, true).await
             }
         },
@@ -129,6 +134,15 @@ pub async fn chat_turn<B: Bridge, M: Model>(
     let report = run.finish(stop);
     run.progress.event(&AgentEvent::Final(report.clone()));
     report
+}
+
+/// Appends `lessons` to the first user message: after the task and the
+/// page, so that the model reads where it is before what happened elsewhere.
+fn add_lessons(conversation: &mut Conversation, lessons: Option<&str>) {
+    if let (Some(lessons), Some(Turn::User(first))) = (lessons, conversation.turns.first_mut()) {
+        first.push_str("\n\n");
+        first.push_str(lessons);
+    }
 }
 
 /// The result of a call a chat turn never finished (the turn stopped first).
@@ -186,6 +200,7 @@ impl<'a, B: Bridge, P: Progress> Run<'a, B, P> {
             Err(stop) => return stop,
         };
         let mut conversation = Conversation::new(&options.task, context.as_deref());
+        add_lessons(&mut conversation, options.lessons.as_deref());
         self.converse(model, &mut conversation, options.max_steps, false)
             .await
     }

@@ -14,7 +14,9 @@ use clap::{Args, Parser, Subcommand};
 #[cfg(feature = "agent")]
 mod run;
 #[cfg(feature = "agent")]
-pub(crate) use run::{BrowserArgs, ChatArgs, ModelArgs, RunArgs, ToolArgs};
+pub(crate) use run::{
+    BrowserArgs, ChatArgs, MemoryArgs, MemoryCommand, ModelArgs, RunArgs, ToolArgs,
+};
 
 /// `browser-bridge`: let an AI agent act in your real browser.
 #[derive(Debug, Parser)]
@@ -48,6 +50,10 @@ pub(crate) enum Command {
     /// (`/reset` forgets the conversation, `/quit` or end of input ends it).
     #[cfg(feature = "agent")]
     Chat(ChatArgs),
+    /// The built-in agent's task memory: `list`, `search "<task>"`,
+    /// `forget <id>`, `clear`.
+    #[cfg(feature = "agent")]
+    Memory(MemoryArgs),
 }
 
 /// Where the config directory is.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use browser_bridge_agent::llm::{ModelConfig, Provider};
 use browser_bridge_agent::runner;
 use browser_bridge_backend::server::DEFAULT_LISTEN;
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 
 use super::{ConfigArgs, parse_duration};
 
@@ -132,6 +132,9 @@ pub(crate) struct LoopArgs {
     /// `observe: true`.
     #[arg(long)]
     pub(crate) no_observe: bool,
+    /// Neither read lessons from earlier runs nor remember this one.
+    #[arg(long)]
+    pub(crate) no_memory: bool,
 }
 
 /// `chat` arguments.
@@ -159,4 +162,43 @@ fn parse_handoff(text: &str) -> Result<Duration, String> {
         return Err(format!("--handoff takes 1ms to 10m, got {text:?}"));
     }
     Ok(wait)
+}
+
+/// `memory` arguments.
+#[derive(Debug, Args)]
+pub(crate) struct MemoryArgs {
+    /// What to do with the stored experiences.
+    #[command(subcommand)]
+    pub(crate) command: MemoryCommand,
+    /// Config directory (as `run`'s); the memory is its `memory/`.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub(crate) config_dir: Option<PathBuf>,
+    /// JSON on stdout instead of lines (`list`, `search`).
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+}
+
+/// `memory`'s subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum MemoryCommand {
+    /// Every stored experience, oldest first.
+    List,
+    /// The past runs closest to a task, best first, with their scores.
+    Search {
+        /// A task, in any language the model knows.
+        query: String,
+        /// How many (default 3); all of them with `--all`.
+        #[arg(long, default_value_t = browser_bridge_agent::memory::DEFAULT_K)]
+        k: usize,
+        /// Also below the recall floor.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete one experience.
+    Forget {
+        /// Its id (from `list`).
+        id: String,
+    },
+    /// Delete every experience.
+    Clear,
 }

@@ -9,12 +9,14 @@ use std::process::ExitCode;
 
 use browser_bridge_agent::conversation::Conversation;
 use browser_bridge_agent::llm::Usage;
+use browser_bridge_agent::memory::Recorder;
 use browser_bridge_agent::runner::{self, RunOptions};
 use browser_bridge_backend::Bridge;
 use browser_bridge_backend::hub::clients::generated_name;
 use tokio::io::AsyncBufReadExt;
 
 use crate::args::ChatArgs;
+use crate::cmd::memory;
 use crate::cmd::progress::CliProgress;
 use crate::cmd::run::start_agent;
 use crate::output::{EXIT_INTERRUPTED, fail, print_stdout};
@@ -26,7 +28,11 @@ pub(crate) async fn chat(args: ChatArgs) -> ExitCode {
             Ok(started) => started,
             Err(error) => return fail(&error),
         };
-    let options = RunOptions {
+    let memory = memory::open_for_run(
+        args.limits.no_memory,
+        args.browser.config.config_dir.as_deref(),
+    );
+    let mut options = RunOptions {
         max_steps: args.limits.max_steps,
         timeout: args.limits.timeout,
         observe: !args.limits.no_observe,
@@ -59,7 +65,14 @@ pub(crate) async fn chat(args: ChatArgs) -> ExitCode {
                     continue;
                 }
                 text => {
-                    let mut progress = CliProgress::new(false);
+                    // Lessons for a new conversation's first turn; each turn
+                    // is remembered as a task of its own.
+                    options.lessons = match conversation {
+                        None => memory::lessons(memory.as_ref(), text, None),
+                        Some(_) => None,
+                    };
+                    let mut shown = CliProgress::new(false);
+                    let mut progress = Recorder::new(&mut shown);
                     let report = runner::chat_turn(
                         &bridge,
                         &model,
@@ -70,7 +83,9 @@ pub(crate) async fn chat(args: ChatArgs) -> ExitCode {
                         &mut progress,
                     )
                     .await;
-                    drop(progress);
+                    let events = progress.events;
+                    drop(shown);
+                    memory::remember(memory.as_ref(), text, None, &events, &report);
                     turns += 1;
                     total += report.usage;
                     print_stdout(&report.answer);

@@ -5,6 +5,8 @@ mod act;
 #[cfg(feature = "agent")]
 mod chat;
 mod mcp;
+#[cfg(feature = "agent")]
+mod memory;
 mod pair;
 #[cfg(feature = "agent")]
 mod progress;
@@ -26,6 +28,8 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => return run::run(args).await,
         #[cfg(feature = "agent")]
         Command::Chat(args) => return chat::chat(args).await,
+        #[cfg(feature = "agent")]
+        Command::Memory(args) => memory::memory(&args),
         Command::Serve(args) => serve::serve(args).await,
         Command::Mcp(args) => mcp::mcp(args).await,
         Command::Pair(args) => pair::pair(&args),

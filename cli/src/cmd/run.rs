@@ -12,6 +12,7 @@ use std::path::Path;
 
 use browser_bridge_agent::llm::LlmClient;
 use browser_bridge_agent::mcp::{McpHost, config as mcp_config};
+use browser_bridge_agent::memory::Recorder;
 use browser_bridge_agent::runner::{self, RunOptions};
 use browser_bridge_backend::Bridge;
 use browser_bridge_backend::connect::{Connected, connect};
@@ -19,6 +20,7 @@ use browser_bridge_backend::hub::clients::generated_name;
 use browser_bridge_protocol::{BridgeError, ErrorCode};
 
 use crate::args::{BrowserArgs, ModelArgs, RunArgs, ToolArgs};
+use crate::cmd::memory;
 use crate::cmd::progress::CliProgress;
 use crate::output::{EXIT_FAILURE, EXIT_INTERRUPTED, fail, print_stdout};
 
@@ -29,21 +31,29 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
             Ok(started) => started,
             Err(error) => return fail(&error),
         };
+    let memory = memory::open_for_run(
+        args.limits.no_memory,
+        args.browser.config.config_dir.as_deref(),
+    );
+    let url = args.url.as_deref().map(start_url);
+    let lessons = memory::lessons(memory.as_ref(), &args.task, url.as_deref());
     let options = RunOptions {
         task: args.task,
-        url: args.url.as_deref().map(start_url),
+        url,
         max_steps: args.limits.max_steps,
         timeout: args.limits.timeout,
         observe: !args.limits.no_observe,
         handoff: args.handoff,
+        lessons,
     };
-    let mut progress = CliProgress::new(args.json);
+    let mut shown = CliProgress::new(args.json);
+    let mut progress = Recorder::new(&mut shown);
     let bridge = connected.bridge.for_client(&generated_name("run"));
     let run = runner::run_task_with(&bridge, &model, &mut mcp, &options, &mut progress);
     let report = tokio::select! {
         report = run => report,
         _ = tokio::signal::ctrl_c() => {
-            drop(progress);
+            drop(shown);
             eprintln!("interrupted");
             mcp.close().await;
             connected.close().await;
@@ -51,7 +61,15 @@ pub(crate) async fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_INTERRUPTED);
         }
     };
-    drop(progress);
+    let events = progress.events;
+    drop(shown);
+    memory::remember(
+        memory.as_ref(),
+        &options.task,
+        options.url.as_deref(),
+        &events,
+        &report,
+    );
     mcp.close().await;
     connected.close().await;
     if !args.json {

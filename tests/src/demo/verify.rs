@@ -102,6 +102,7 @@ pub async fn run_tasks<B: Bridge>(
             timeout,
             observe: true,
             handoff: None,
+            lessons: None,
         };
         let report = runner::run_task(bridge, model, &options, &mut StderrProgress).await;
         let ok = passed(task.expect, &report);

@@ -20,6 +20,7 @@ mod cli;
 mod copilot;
 mod handoff;
 mod mcp_host;
+mod memory;
 mod redaction;
 
 /// The page the fake extension shows: a claim form.
