@@ -25,6 +25,7 @@ pub mod bridge;
 pub mod client;
 pub mod config;
 pub mod connect;
+pub mod console;
 pub mod downloads;
 pub mod events;
 pub mod hub;

@@ -1,5 +1,6 @@
 //! `serve`: one axum server on loopback with `/extension` (WebSocket), `/v1/act`,
-//! `/v1/status` and (added by the MCP module) `/mcp` (docs/DESIGN.md "Backend").
+//! `/v1/status`, (added by the MCP module) `/mcp` and the local console at `/`
+//! ([`crate::console`]) (docs/DESIGN.md "Backend").
 //!
 //! Embeddable: [`start_server`] binds, spawns and returns a [`ServerHandle`] (bound
 //! address, hub, token, shutdown), so tests, `mcp` and the agent can host the
@@ -70,6 +71,9 @@ pub struct ServeOptions {
     pub deadline_override: Option<Duration>,
     /// Keep `<config-dir>/audit.jsonl` (default true).
     pub audit: bool,
+    /// Runs the console's tasks (the CLI's agent); `None`: the task box is
+    /// disabled (docs/DESIGN.md "Local console").
+    pub console_runner: Option<Arc<dyn crate::console::TaskRunner>>,
 }
 
 impl Default for ServeOptions {
@@ -88,6 +92,7 @@ impl Default for ServeOptions {
             header_read_timeout: Duration::from_millis(accept::HEADER_READ_TIMEOUT_MS),
             deadline_override: None,
             audit: true,
+            console_runner: None,
         }
     }
 }
@@ -145,6 +150,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/act", post(http_api::act))
         .route("/v1/status", get(http_api::status))
+        .route("/v1/console/link", post(crate::console::api::link))
         .merge(extra_routes(&state))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -154,6 +160,7 @@ pub fn router(state: AppState) -> Router {
         .route("/extension", get(ws::extension_socket))
         .merge(api)
         .merge(hello::routes(&state))
+        .merge(crate::console::api::routes())
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(state)
 }
@@ -257,6 +264,7 @@ pub async fn start_server(opts: ServeOptions) -> Result<ServerHandle, ServeError
             allow_remote: opts.allow_remote,
         }),
         extension_slots: slots::ExtensionSlots::default(),
+        console: Arc::new(crate::console::Console::new(opts.console_runner.clone())),
     };
     let listener = match tokio::net::TcpListener::bind(opts.listen).await {
         Ok(listener) => listener,

@@ -3,6 +3,8 @@
 
 mod act;
 #[cfg(feature = "agent")]
+mod console_runner;
+#[cfg(feature = "agent")]
 mod chat;
 mod mcp;
 mod pair;
@@ -31,6 +33,7 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         Command::Pair(args) => pair::pair(&args),
         Command::Act(args) => act::act(args).await,
         Command::Status(args) => act::status(args).await,
+        Command::Console(args) => act::console(args).await,
         Command::Schema(args) => {
             schema::schema(&args);
             Ok(())
