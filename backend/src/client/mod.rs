@@ -236,8 +236,9 @@ impl RemoteBridge {
         if !status.is_success() {
             return Err(self.decode_error(status, &body));
         }
-        let value: serde_json::Value = serde_json::from_slice(&body)
-            .map_err(|e| BridgeError::internal(format!("console link: bad JSON from serve: {e}")))?;
+        let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+            BridgeError::internal(format!("console link: bad JSON from serve: {e}"))
+        })?;
         let path = value["path"]
             .as_str()
             .filter(|p| p.starts_with("/console/open?code="))

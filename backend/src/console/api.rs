@@ -22,7 +22,7 @@ use browser_bridge_protocol::{Action, BridgeError, ErrorCode};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use super::auth::{self, COOKIE_NAME, CODE_TTL};
+use super::auth::{self, CODE_TTL, COOKIE_NAME};
 use super::{CONSOLE_CLIENT, Console};
 use crate::Bridge;
 use crate::server::http_api::{self, error_response, host_allowed};
@@ -95,7 +95,9 @@ fn site_refusal(state: &AppState, method: &Method, headers: &HeaderMap) -> Optio
             "the Host header must name this machine (127.0.0.1 or localhost)",
         ));
     };
-    let origin = headers.get(header::ORIGIN).map(|v| v.to_str().unwrap_or("?"));
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|v| v.to_str().unwrap_or("?"));
     let own = format!("http://{host}");
     let fine = match origin {
         Some(origin) => origin.eq_ignore_ascii_case(&own),
@@ -105,7 +107,9 @@ fn site_refusal(state: &AppState, method: &Method, headers: &HeaderMap) -> Optio
         None
     } else {
         tracing::warn!(origin = ?origin, "console request from another origin refused");
-        Some(forbidden("console requests must come from the console page"))
+        Some(forbidden(
+            "console requests must come from the console page",
+        ))
     }
 }
 
@@ -209,7 +213,10 @@ async fn open(
             (header::SET_COOKIE, cookie),
             (header::LOCATION, HeaderValue::from_static("/")),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
+            (
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("no-referrer"),
+            ),
         ],
     )
         .into_response()
@@ -246,7 +253,10 @@ async fn state(State(state): State<AppState>, method: Method, headers: HeaderMap
 async fn list_tabs(state: &AppState) -> Option<Vec<Value>> {
     let action = Action::from_value(json!({ "action": "list_tabs" })).ok()?;
     let hub = state.hub.for_client(CONSOLE_CLIENT);
-    let result = tokio::time::timeout(TABS_WAIT, hub.act(action)).await.ok()?.ok()?;
+    let result = tokio::time::timeout(TABS_WAIT, hub.act(action))
+        .await
+        .ok()?
+        .ok()?;
     let value = serde_json::to_value(result).ok()?;
     value.get("tabs")?.as_array().cloned()
 }
@@ -264,7 +274,12 @@ async fn start_run(
     }
     let task = serde_json::from_slice::<Value>(&body)
         .ok()
-        .and_then(|v| v.get("task").and_then(Value::as_str).map(str::trim).map(str::to_owned))
+        .and_then(|v| {
+            v.get("task")
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .map(str::to_owned)
+        })
         .filter(|t| !t.is_empty() && t.chars().count() <= MAX_TASK_CHARS);
     let Some(task) = task else {
         return error_response(
@@ -318,26 +333,29 @@ async fn run_events(
             BridgeError::invalid_request(format!("no run {id:?}")),
         );
     };
-    let stream = futures_util::stream::unfold((run, 0usize, false), |(run, seen, over)| async move {
-        if over {
-            return None;
-        }
-        loop {
-            let events = run.events_from(seen);
-            if let Some(last) = events.last() {
-                let over = last.is_last();
-                let next = seen + events.len();
-                let frames: Vec<Result<Event, Infallible>> = events
-                    .into_iter()
-                    .map(|e| Ok(Event::default().event(e.kind).data(e.data.to_string())))
-                    .collect();
-                return Some((futures_util::stream::iter(frames), (run, next, over)));
+    let stream =
+        futures_util::stream::unfold((run, 0usize, false), |(run, seen, over)| async move {
+            if over {
+                return None;
             }
-            run.changed(seen).await;
-        }
-    })
-    .flatten();
-    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+            loop {
+                let events = run.events_from(seen);
+                if let Some(last) = events.last() {
+                    let over = last.is_last();
+                    let next = seen + events.len();
+                    let frames: Vec<Result<Event, Infallible>> = events
+                        .into_iter()
+                        .map(|e| Ok(Event::default().event(e.kind).data(e.data.to_string())))
+                        .collect();
+                    return Some((futures_util::stream::iter(frames), (run, next, over)));
+                }
+                run.changed(seen).await;
+            }
+        })
+        .flatten();
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 /// `POST /console/api/stop_all`: stops the console's runs and closes every
@@ -367,7 +385,9 @@ async fn stop_all(State(state): State<AppState>, method: Method, headers: Header
         };
         match hub.act(action).await {
             Ok(_) => closed.push(tab_id),
-            Err(error) => tracing::warn!(tab_id, %error.message, "Stop all: cannot close a session tab"),
+            Err(error) => {
+                tracing::warn!(tab_id, %error.message, "Stop all: cannot close a session tab")
+            }
         }
     }
     Json(json!({ "stoppedRuns": stopped, "closedTabs": closed })).into_response()

@@ -72,7 +72,9 @@ impl ConsoleAuth {
 
     /// True when `session` is a live session id.
     pub fn session_valid(&self, session: &str, now: Instant) -> bool {
-        self.sessions.get(session).is_some_and(|expiry| *expiry > now)
+        self.sessions
+            .get(session)
+            .is_some_and(|expiry| *expiry > now)
     }
 }
 

@@ -96,12 +96,18 @@ pub struct RunSink(Arc<Run>);
 impl RunSink {
     /// One agent step event (any JSON object).
     pub fn step(&self, event: Value) {
-        self.0.push(RunEvent { kind: "step", data: event });
+        self.0.push(RunEvent {
+            kind: "step",
+            data: event,
+        });
     }
 
     /// The final report; the run is over.
     pub fn done(&self, report: Value) {
-        self.0.push(RunEvent { kind: "done", data: report });
+        self.0.push(RunEvent {
+            kind: "done",
+            data: report,
+        });
     }
 
     /// The run failed with `message`; it is over.

@@ -3,9 +3,9 @@
 
 mod act;
 #[cfg(feature = "agent")]
-mod console_runner;
-#[cfg(feature = "agent")]
 mod chat;
+#[cfg(feature = "agent")]
+mod console_runner;
 mod mcp;
 mod pair;
 #[cfg(feature = "agent")]
