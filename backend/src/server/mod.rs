@@ -1,6 +1,6 @@
 //! `serve`: one axum server on loopback with `/extension` (WebSocket), `/v1/act`,
 //! `/v1/status`, (added by the MCP module) `/mcp` and the local console at `/`
-//! ([`crate::console`]) (docs/DESIGN.md "Backend").
+//! ([`console`]) (docs/DESIGN.md "Backend").
 //!
 //! Embeddable: [`start_server`] binds, spawns and returns a [`ServerHandle`] (bound
 //! address, hub, token, shutdown), so tests, `mcp` and the agent can host the
@@ -22,6 +22,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub mod accept;
+pub mod console;
 pub mod handshake;
 pub mod hello;
 pub mod http_api;
@@ -73,7 +74,7 @@ pub struct ServeOptions {
     pub audit: bool,
     /// Runs the console's tasks (the CLI's agent); `None`: the task box is
     /// disabled (docs/DESIGN.md "Local console").
-    pub console_runner: Option<Arc<dyn crate::console::TaskRunner>>,
+    pub console_runner: Option<Arc<dyn console::TaskRunner>>,
 }
 
 impl Default for ServeOptions {
@@ -145,13 +146,18 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), ServeErr
 }
 
 /// `/extension`, `/v1/act`, `/v1/status` (the latter two behind
-/// [`http_api::require_auth`]), plus `extra_routes`.
-pub fn router(state: AppState) -> Router {
+/// [`http_api::require_auth`]), plus `extra_routes`, plus the console's routes
+/// (its `/v1/console/link` behind the same guard) with `console_runner`.
+pub fn router(state: AppState, console_runner: Option<Arc<dyn console::TaskRunner>>) -> Router {
+    let console = console::ConsoleState {
+        app: state.clone(),
+        console: Arc::new(console::Console::new(console_runner)),
+    };
     let api = Router::new()
         .route("/v1/act", post(http_api::act))
         .route("/v1/status", get(http_api::status))
-        .route("/v1/console/link", post(crate::console::api::link))
         .merge(extra_routes(&state))
+        .merge(console::api::link_route(console.clone()))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             http_api::require_auth,
@@ -160,7 +166,7 @@ pub fn router(state: AppState) -> Router {
         .route("/extension", get(ws::extension_socket))
         .merge(api)
         .merge(hello::routes(&state))
-        .merge(crate::console::api::routes())
+        .merge(console::api::routes(console))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(state)
 }
@@ -264,7 +270,6 @@ pub async fn start_server(opts: ServeOptions) -> Result<ServerHandle, ServeError
             allow_remote: opts.allow_remote,
         }),
         extension_slots: slots::ExtensionSlots::default(),
-        console: Arc::new(crate::console::Console::new(opts.console_runner.clone())),
     };
     let listener = match tokio::net::TcpListener::bind(opts.listen).await {
         Ok(listener) => listener,
@@ -280,7 +285,7 @@ pub async fn start_server(opts: ServeOptions) -> Result<ServerHandle, ServeError
     };
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel::<()>();
-    let app = router(state);
+    let app = router(state, opts.console_runner.clone());
     let limits = accept::Limits {
         max_connections: opts.max_connections,
         header_read_timeout: opts.header_read_timeout,

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::console::Console;
 use crate::hub::ExtensionHub;
 use crate::server::slots::ExtensionSlots;
 
@@ -40,8 +39,6 @@ pub struct AppState {
     pub config: Arc<ServerConfig>,
     /// This server's extension-socket slots (PROTOCOL.md §1, §2).
     pub extension_slots: ExtensionSlots,
-    /// The local console's codes, cookie sessions and runs (`crate::console`).
-    pub console: Arc<Console>,
 }
 
 impl std::fmt::Debug for AppState {

@@ -5,16 +5,12 @@
 //! clicks its button) and final report stream into the page over SSE; Stop all
 //! on the page then ends the agent's session.
 
-#[path = "../../../cli/tests/it/agent/scripted_llm.rs"]
-#[allow(dead_code)]
-mod scripted_llm;
-
 use std::time::{Duration, Instant};
 
 use browser_bridge_tests::harness::{Stack, StackOptions};
 use serde_json::{Value, json};
 
-use scripted_llm::{Reply, ScriptedLlm, uid_for};
+use crate::agent_demo::scripted_llm::{Reply, ScriptedLlm, uid_for};
 
 /// Evaluates `body` in the page until it returns `true`, or fails after `wait`
 /// showing what `show` returns.

@@ -23,7 +23,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use super::auth::{self, CODE_TTL, COOKIE_NAME};
-use super::{CONSOLE_CLIENT, Console};
+use super::{CONSOLE_CLIENT, Console, ConsoleState};
 use crate::Bridge;
 use crate::server::http_api::{self, error_response, host_allowed};
 use crate::server::state::AppState;
@@ -40,7 +40,7 @@ const MAX_TASK_CHARS: usize = 4000;
 const TABS_WAIT: Duration = Duration::from_secs(2);
 
 /// The console's routes that are not behind the token guard.
-pub fn routes() -> Router<AppState> {
+pub fn routes(console: ConsoleState) -> Router<AppState> {
     Router::new()
         .route("/", get(page))
         .route("/console/console.js", get(script))
@@ -50,12 +50,20 @@ pub fn routes() -> Router<AppState> {
         .route("/console/api/runs", post(start_run))
         .route("/console/api/runs/{id}/events", get(run_events))
         .route("/console/api/stop_all", post(stop_all))
+        .with_state(console)
 }
 
-/// `POST /v1/console/link` (token guard): a one-time code, as
+/// `POST /v1/console/link`, to merge under the token guard.
+pub fn link_route(console: ConsoleState) -> Router<AppState> {
+    Router::new()
+        .route("/v1/console/link", post(link))
+        .with_state(console)
+}
+
+/// `POST /v1/console/link` (token guard, [`link_route`]): a one-time code, as
 /// `{"path":"/console/open?code=<32 hex>","expiresInMs":60000}`; 429 when
 /// [`auth::MAX_PENDING_CODES`] are pending.
-pub async fn link(State(state): State<AppState>) -> Response {
+async fn link(State(state): State<ConsoleState>) -> Response {
     let code = state
         .console
         .auth
@@ -87,9 +95,9 @@ fn forbidden(message: &str) -> Response {
 
 /// 403 for a `Host` not naming this machine, or an `Origin` that is not the
 /// console's own (`http://<Host>`); a POST must carry its `Origin`.
-fn site_refusal(state: &AppState, method: &Method, headers: &HeaderMap) -> Option<Response> {
+fn site_refusal(state: &ConsoleState, method: &Method, headers: &HeaderMap) -> Option<Response> {
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let Some(host) = host.filter(|h| host_allowed(h, state.config.allow_remote)) else {
+    let Some(host) = host.filter(|h| host_allowed(h, state.app.config.allow_remote)) else {
         tracing::warn!(host = ?host, "console request with a non-loopback Host refused");
         return Some(forbidden(
             "the Host header must name this machine (127.0.0.1 or localhost)",
@@ -126,7 +134,7 @@ fn signed_in(console: &Console, headers: &HeaderMap) -> bool {
 }
 
 /// The full guard of `/console/api/…`: [`site_refusal`], then 401 without a cookie.
-fn api_refusal(state: &AppState, method: &Method, headers: &HeaderMap) -> Option<Response> {
+fn api_refusal(state: &ConsoleState, method: &Method, headers: &HeaderMap) -> Option<Response> {
     if let Some(refused) = site_refusal(state, method, headers) {
         return Some(refused);
     }
@@ -163,7 +171,7 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 }
 
 /// `GET /`: the console with a live cookie, else a page saying how to get one.
-async fn page(State(state): State<AppState>, method: Method, headers: HeaderMap) -> Response {
+async fn page(State(state): State<ConsoleState>, method: Method, headers: HeaderMap) -> Response {
     if let Some(refused) = site_refusal(&state, &method, &headers) {
         return refused;
     }
@@ -186,7 +194,7 @@ async fn style() -> Response {
 /// `GET /console/open?code=<code>`: a pending code → `Set-Cookie` of a new
 /// session and 303 to `/`; any other code → 403.
 async fn open(
-    State(state): State<AppState>,
+    State(state): State<ConsoleState>,
     method: Method,
     headers: HeaderMap,
     Query(query): Query<std::collections::HashMap<String, String>>,
@@ -224,11 +232,11 @@ async fn open(
 
 /// `GET /console/api/state`: `{status}` (as `/v1/status`), `tabs` (`list_tabs`'
 /// tabs, `null` when no browser answers), `runner` (`{enabled, reason?}`), `runs`.
-async fn state(State(state): State<AppState>, method: Method, headers: HeaderMap) -> Response {
+async fn state(State(state): State<ConsoleState>, method: Method, headers: HeaderMap) -> Response {
     if let Some(refused) = api_refusal(&state, &method, &headers) {
         return refused;
     }
-    let status = http_api::status(State(state.clone())).await.0;
+    let status = http_api::status(State(state.app.clone())).await.0;
     let tabs = if status.connected {
         list_tabs(&state).await
     } else {
@@ -250,9 +258,9 @@ async fn state(State(state): State<AppState>, method: Method, headers: HeaderMap
     .into_response()
 }
 
-async fn list_tabs(state: &AppState) -> Option<Vec<Value>> {
+async fn list_tabs(state: &ConsoleState) -> Option<Vec<Value>> {
     let action = Action::from_value(json!({ "action": "list_tabs" })).ok()?;
-    let hub = state.hub.for_client(CONSOLE_CLIENT);
+    let hub = state.app.hub.for_client(CONSOLE_CLIENT);
     let result = tokio::time::timeout(TABS_WAIT, hub.act(action))
         .await
         .ok()?
@@ -264,7 +272,7 @@ async fn list_tabs(state: &AppState) -> Option<Vec<Value>> {
 /// `POST /console/api/runs` `{"task"}`: 202 `{"id"}`; 422 for a blank or long
 /// task, 409 while a run is going, 503 when `serve` has no model.
 async fn start_run(
-    State(state): State<AppState>,
+    State(state): State<ConsoleState>,
     method: Method,
     headers: HeaderMap,
     body: Bytes,
@@ -306,7 +314,7 @@ async fn start_run(
             );
         }
     };
-    let hub = state.hub.for_client(CONSOLE_CLIENT);
+    let hub = state.app.hub.for_client(CONSOLE_CLIENT);
     let work = runner.run(hub, task, sink.clone());
     let task = tokio::spawn(async move {
         work.await;
@@ -319,7 +327,7 @@ async fn start_run(
 /// `GET /console/api/runs/{id}/events`: `text/event-stream` of the run's
 /// events from its first (`step`…, then `done` or `error`), then the end.
 async fn run_events(
-    State(state): State<AppState>,
+    State(state): State<ConsoleState>,
     method: Method,
     headers: HeaderMap,
     Path(id): Path<String>,
@@ -361,7 +369,11 @@ async fn run_events(
 /// `POST /console/api/stop_all`: stops the console's runs and closes every
 /// session tab in the agent window (ending those sessions, `stopped`);
 /// `{"stoppedRuns", "closedTabs"}`.
-async fn stop_all(State(state): State<AppState>, method: Method, headers: HeaderMap) -> Response {
+async fn stop_all(
+    State(state): State<ConsoleState>,
+    method: Method,
+    headers: HeaderMap,
+) -> Response {
     if let Some(refused) = api_refusal(&state, &method, &headers) {
         return refused;
     }
@@ -376,6 +388,7 @@ async fn stop_all(State(state): State<AppState>, method: Method, headers: Header
         };
         let client = tab["client"].as_str().unwrap_or(CONSOLE_CLIENT);
         let hub = state
+            .app
             .hub
             .for_client(client)
             .for_browser(tab["browser"].as_str());

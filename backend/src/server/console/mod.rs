@@ -5,13 +5,15 @@
 //!
 //! The backend does not know the agent: `serve`'s caller hands in a
 //! [`TaskRunner`] ([`crate::ServeOptions::console_runner`]); without one the
-//! task box is shown disabled.
+//! task box is shown disabled. The console's routes have their own state
+//! ([`ConsoleState`]), so the server's shared state knows nothing of it.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use crate::ExtensionHub;
+use crate::server::state::AppState;
 
 pub mod api;
 pub mod auth;
@@ -63,4 +65,13 @@ impl std::fmt::Debug for Console {
             .field("runner", &self.runner.is_some())
             .finish_non_exhaustive()
     }
+}
+
+/// The state of the console's routes: the server's, and the console's own.
+#[derive(Clone, Debug)]
+pub struct ConsoleState {
+    /// The server's shared state (hub, config).
+    pub app: AppState,
+    /// Codes, sessions, runs.
+    pub console: Arc<Console>,
 }
