@@ -36,4 +36,5 @@ pub mod tool;
 pub use bridge::Bridge;
 pub use client::{Probe, RemoteBridge, probe};
 pub use hub::ExtensionHub;
+pub use server::console;
 pub use server::{AppState, ServeError, ServeOptions, ServerHandle, run_serve, start_server};

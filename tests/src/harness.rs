@@ -116,6 +116,8 @@ pub struct StackOptions {
     /// Pieces built elsewhere (the bench's release backend) instead of
     /// [`ensure_built`]'s.
     pub built: Option<Built>,
+    /// More `serve` arguments (the console's `--provider …`).
+    pub serve_args: Vec<String>,
 }
 
 /// The running stack; everything stops on drop.
@@ -136,6 +138,7 @@ pub struct Stack {
     pub backend_log: Arc<Mutex<String>>,
     backend: Child,
     backend_bin: PathBuf,
+    serve_args: Vec<String>,
     http: reqwest::Client,
     /// The backend's config dir (holds `pairing-token`).
     pub config_dir: TempDir,
@@ -173,6 +176,7 @@ impl Stack {
             &built.backend_bin,
             config_dir.path(),
             "127.0.0.1:0",
+            &options.serve_args,
             &backend_log,
         )
         .await?;
@@ -200,6 +204,7 @@ impl Stack {
             backend_log,
             backend,
             backend_bin: built.backend_bin.clone(),
+            serve_args: options.serve_args.clone(),
             http: reqwest::Client::new(),
             config_dir,
             _extension: extension,
@@ -414,12 +419,18 @@ impl Stack {
             &self.backend_bin,
             self.config_dir.path(),
             &listen,
+            &self.serve_args,
             &self.backend_log,
         )
         .await?;
         self.backend = backend;
         self.base_url = base_url;
         Ok(())
+    }
+
+    /// The `browser-bridge` binary running as the backend (for its other commands).
+    pub fn backend_bin(&self) -> &Path {
+        &self.backend_bin
     }
 
     /// The backend's stderr so far.
@@ -440,6 +451,7 @@ async fn spawn_backend(
     bin: &Path,
     config_dir: &Path,
     listen: &str,
+    extra: &[String],
     log: &Arc<Mutex<String>>,
 ) -> Result<(Child, String)> {
     let mut backend = tokio::process::Command::new(bin)
@@ -452,6 +464,7 @@ async fn spawn_backend(
             "--config-dir",
         ])
         .arg(config_dir)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

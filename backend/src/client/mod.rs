@@ -214,6 +214,39 @@ impl RemoteBridge {
     }
 }
 
+impl RemoteBridge {
+    /// `POST /v1/console/link`, after [`RemoteBridge::prove`]: the one-time
+    /// console link `<base>/console/open?code=<code>` (works once, for 60 s;
+    /// PROTOCOL.md §2.2 "Console").
+    ///
+    /// # Errors
+    /// As [`RemoteBridge::status`]; `invalid_request` when too many links are pending.
+    pub async fn console_link(&self) -> Result<String, BridgeError> {
+        self.prove().await?;
+        let response = self
+            .client
+            .post(format!("{}/v1/console/link", self.base))
+            .bearer_auth(&*self.token)
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+            .map_err(|e| self.unreachable(&e))?;
+        let status = response.status();
+        let body = response.bytes().await.map_err(|e| self.unreachable(&e))?;
+        if !status.is_success() {
+            return Err(self.decode_error(status, &body));
+        }
+        let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+            BridgeError::internal(format!("console link: bad JSON from serve: {e}"))
+        })?;
+        let path = value["path"]
+            .as_str()
+            .filter(|p| p.starts_with("/console/open?code="))
+            .ok_or_else(|| BridgeError::internal("console link: no path in serve's answer"))?;
+        Ok(format!("{}{path}", self.base))
+    }
+}
+
 fn decode_error(status: StatusCode, body: &[u8]) -> BridgeError {
     if let Ok(ErrorBody { error }) = serde_json::from_slice(body) {
         return error;

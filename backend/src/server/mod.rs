@@ -1,5 +1,6 @@
 //! `serve`: one axum server on loopback with `/extension` (WebSocket), `/v1/act`,
-//! `/v1/status` and (added by the MCP module) `/mcp` (docs/DESIGN.md "Backend").
+//! `/v1/status`, (added by the MCP module) `/mcp` and the local console at `/`
+//! ([`console`]) (docs/DESIGN.md "Backend").
 //!
 //! Embeddable: [`start_server`] binds, spawns and returns a [`ServerHandle`] (bound
 //! address, hub, token, shutdown), so tests, `mcp` and the agent can host the
@@ -21,6 +22,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub mod accept;
+pub mod console;
 pub mod handshake;
 pub mod hello;
 pub mod http_api;
@@ -70,6 +72,9 @@ pub struct ServeOptions {
     pub deadline_override: Option<Duration>,
     /// Keep `<config-dir>/audit.jsonl` (default true).
     pub audit: bool,
+    /// Runs the console's tasks (the CLI's agent); `None`: the task box is
+    /// disabled (docs/DESIGN.md "Local console").
+    pub console_runner: Option<Arc<dyn console::TaskRunner>>,
 }
 
 impl Default for ServeOptions {
@@ -88,6 +93,7 @@ impl Default for ServeOptions {
             header_read_timeout: Duration::from_millis(accept::HEADER_READ_TIMEOUT_MS),
             deadline_override: None,
             audit: true,
+            console_runner: None,
         }
     }
 }
@@ -140,12 +146,18 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), ServeErr
 }
 
 /// `/extension`, `/v1/act`, `/v1/status` (the latter two behind
-/// [`http_api::require_auth`]), plus `extra_routes`.
-pub fn router(state: AppState) -> Router {
+/// [`http_api::require_auth`]), plus `extra_routes`, plus the console's routes
+/// (its `/v1/console/link` behind the same guard) with `console_runner`.
+pub fn router(state: AppState, console_runner: Option<Arc<dyn console::TaskRunner>>) -> Router {
+    let console = console::ConsoleState {
+        app: state.clone(),
+        console: Arc::new(console::Console::new(console_runner)),
+    };
     let api = Router::new()
         .route("/v1/act", post(http_api::act))
         .route("/v1/status", get(http_api::status))
         .merge(extra_routes(&state))
+        .merge(console::api::link_route(console.clone()))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             http_api::require_auth,
@@ -154,6 +166,7 @@ pub fn router(state: AppState) -> Router {
         .route("/extension", get(ws::extension_socket))
         .merge(api)
         .merge(hello::routes(&state))
+        .merge(console::api::routes(console))
         .layer(DefaultBodyLimit::max(MAX_MESSAGE_BYTES))
         .with_state(state)
 }
@@ -272,7 +285,7 @@ pub async fn start_server(opts: ServeOptions) -> Result<ServerHandle, ServeError
     };
     let addr = listener.local_addr()?;
     let (shutdown, shutdown_rx) = oneshot::channel::<()>();
-    let app = router(state);
+    let app = router(state, opts.console_runner.clone());
     let limits = accept::Limits {
         max_connections: opts.max_connections,
         header_read_timeout: opts.header_read_timeout,

@@ -15,9 +15,8 @@ use clap::{Args, Parser, Subcommand};
 mod run;
 #[cfg(feature = "agent")]
 pub(crate) use run::{
-    BrowserArgs, ChatArgs, MemoryArgs, MemoryCommand, ModelArgs, RunArgs, ToolArgs,
+    BrowserArgs, ChatArgs, MemoryArgs, MemoryCommand, ModelArgs, RunArgs, ServeModelArgs, ToolArgs,
 };
-
 /// `browser-bridge`: let an AI agent act in your real browser.
 #[derive(Debug, Parser)]
 #[command(name = "browser-bridge", version, about, after_help = crate::output::EXIT_CODES_HELP)]
@@ -38,6 +37,8 @@ pub(crate) enum Command {
     Act(ActArgs),
     /// Print the running `serve`'s status JSON.
     Status(ClientArgs),
+    /// Print a one-time link (60 s) that opens the running `serve`'s console page.
+    Console(ClientArgs),
     /// Print a JSON Schema: the action union (default), the envelope, or the tool.
     Schema(SchemaArgs),
     /// MCP over stdio (one `browser` tool): reuses a running `serve`, else hosts
@@ -87,6 +88,10 @@ pub(crate) struct ServeArgs {
     /// Allow listening on a non-loopback address.
     #[arg(long)]
     pub(crate) allow_remote: bool,
+    #[cfg(feature = "agent")]
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub(crate) console_model: ServeModelArgs,
 }
 
 /// How a client command reaches `serve`.

@@ -63,6 +63,35 @@ impl ModelArgs {
     }
 }
 
+/// `serve`'s model for the console's task box: off without `--provider`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ServeModelArgs {
+    /// Run the console's tasks with this model API (the task box is off without it).
+    #[arg(long, value_enum)]
+    pub(crate) provider: Option<ProviderArg>,
+    /// As `run --model`.
+    #[arg(long, env = "BROWSER_BRIDGE_MODEL")]
+    pub(crate) model: Option<String>,
+    /// As `run --base-url`.
+    #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+    /// As `run --api-key`.
+    #[arg(long, value_name = "KEY")]
+    pub(crate) api_key: Option<String>,
+}
+
+impl ServeModelArgs {
+    /// `run`'s [`ModelArgs`], when `--provider` was given.
+    pub(crate) fn model_args(&self) -> Option<ModelArgs> {
+        Some(ModelArgs {
+            provider: self.provider?,
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key: self.api_key.clone(),
+        })
+    }
+}
+
 /// Tools beside `browser`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ToolArgs {

@@ -1,4 +1,4 @@
-//! `browser-bridge act` and `status`: clients of a running `serve` (its HTTP API,
+//! `browser-bridge act`, `status` and `console`: clients of a running `serve` (its HTTP API,
 //! after it proved it knows the token, PROTOCOL.md §2.1).
 
 use std::io::Read;
@@ -61,5 +61,18 @@ pub(crate) async fn act(args: ActArgs) -> Result<(), BridgeError> {
 pub(crate) async fn status(args: ClientArgs) -> Result<(), BridgeError> {
     let status = client(&args)?.status().await?;
     print_json(&status);
+    Ok(())
+}
+
+/// `browser-bridge console`: prints a one-time link to the running `serve`'s
+/// console page (docs/DESIGN.md "Local console"). The token stays here: the
+/// link carries a code that works once, for 60 s.
+///
+/// # Errors
+/// As [`status`]; `invalid_request` when too many links are pending.
+pub(crate) async fn console(args: ClientArgs) -> Result<(), BridgeError> {
+    let link = client(&args)?.console_link().await?;
+    crate::output::print_stdout(&link);
+    eprintln!("open it in this machine's browser within 60 s; it works once");
     Ok(())
 }

@@ -4,6 +4,8 @@
 mod act;
 #[cfg(feature = "agent")]
 mod chat;
+#[cfg(feature = "agent")]
+mod console_runner;
 mod mcp;
 #[cfg(feature = "agent")]
 mod memory;
@@ -35,6 +37,7 @@ pub(crate) async fn run(cli: Cli) -> ExitCode {
         Command::Pair(args) => pair::pair(&args),
         Command::Act(args) => act::act(args).await,
         Command::Status(args) => act::status(args).await,
+        Command::Console(args) => act::console(args).await,
         Command::Schema(args) => {
             schema::schema(&args);
             Ok(())

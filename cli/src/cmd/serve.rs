@@ -10,9 +10,15 @@ use crate::output::internal;
 ///
 /// # Errors
 /// `internal_error` with the [`ServeError`](browser_bridge_backend::ServeError)'s
-/// text (address taken, non-loopback address, config or token unusable).
+/// text (address taken, non-loopback address, config or token unusable);
+/// `unauthorized` for `--provider` without the key it needs.
 pub(crate) async fn serve(args: ServeArgs) -> Result<(), BridgeError> {
+    #[cfg(feature = "agent")]
+    let console_runner = super::console_runner::from_args(&args.console_model)?;
+    #[cfg(not(feature = "agent"))]
+    let console_runner = None;
     let opts = ServeOptions {
+        console_runner,
         listen: args.listen,
         config_dir: args.config.config_dir,
         extension_id: args.extension_id,

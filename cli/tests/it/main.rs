@@ -10,6 +10,7 @@ mod browsers;
 mod cli;
 mod common;
 mod config_files;
+mod console;
 mod extension_flood;
 mod extension_socket;
 mod hardening;

@@ -5,7 +5,7 @@
 //! the element lines it is shown and quotes what the page says, as a model would.
 
 #[path = "../../../cli/tests/it/agent/scripted_llm.rs"]
-mod scripted_llm;
+pub(crate) mod scripted_llm;
 
 use std::time::Duration;
 

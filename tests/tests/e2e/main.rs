@@ -11,6 +11,7 @@ mod clickables;
 mod clicks;
 mod clients;
 mod connection;
+mod console;
 mod controls;
 mod deep_pages;
 mod demo;
