@@ -14,7 +14,8 @@ use crate::output::internal;
 /// `unauthorized` for `--provider` without the key it needs.
 pub(crate) async fn serve(args: ServeArgs) -> Result<(), BridgeError> {
     #[cfg(feature = "agent")]
-    let console_runner = super::console_runner::from_args(&args.console_model)?;
+    let console_runner =
+        super::console_runner::from_args(&args.console_model, args.config.config_dir.clone())?;
     #[cfg(not(feature = "agent"))]
     let console_runner = None;
     let opts = ServeOptions {
