@@ -109,7 +109,7 @@ pub struct Batch {
 /// the actions serde's derived `Vec<Action>` decoder gives, which
 /// `Action::from_value` checks part by part first (`check_batch_parts`), without
 /// that decoder: it buffers each part and carries a buffered decoder of every
-/// action's struct, a fifth of the wasm extension.
+/// action's struct, 9 % of the wasm extension (125 KB raw, 29 KB gzip).
 fn batch_actions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Action>, D::Error> {
     Vec::<Value>::deserialize(d)?
         .iter()
