@@ -405,6 +405,33 @@ mod tests {
         e.message
     }
 
+    /// `batch.actions` decode part by part by their tag: plain serde gives the
+    /// same actions as `Action::from_value`, and refuses a part with no known tag.
+    #[test]
+    fn batch_parts_decode_by_tag_through_plain_serde() {
+        let batch = json!({"action": "batch", "stopOnError": false, "actions": [
+            {"action": "click", "uid": "e1", "clickCount": 2},
+            {"action": "type", "selector": "#q", "text": "x"},
+            {"action": "extract", "tabId": 12}]});
+        let checked = Action::from_value(batch.clone()).expect("valid batch");
+        let plain: Action = serde_json::from_value(batch).expect("plain serde");
+        assert_eq!(plain, checked);
+        let Action::Batch(b) = &plain else {
+            panic!("not a batch: {plain:?}")
+        };
+        assert_eq!(b.actions.len(), 3);
+        assert_eq!(b.actions[2].name(), "extract");
+        for bad in [
+            json!([{"action": "nope"}]),
+            json!([7]),
+            json!([{"uid": "e1"}]),
+        ] {
+            let e = serde_json::from_value::<crate::action::Batch>(json!({ "actions": bad }))
+                .expect_err("refused");
+            assert!(e.to_string().contains("known tag"), "{e}");
+        }
+    }
+
     /// A batch names the index of the part at fault, refuses nested batches,
     /// tab-management actions and parts of two tabs.
     #[test]
