@@ -12,6 +12,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use browser_bridge_cdp::page::{
@@ -22,7 +23,7 @@ use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
 use futures::channel::oneshot::Receiver;
-use futures::future::{Either, join, select};
+use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
 
 use crate::actions::{downloads, navigation};
@@ -71,8 +72,9 @@ pub struct Watch {
     /// `Page.downloadWillBegin`: a download began (a navigation that turned
     /// into one never loads).
     download: Receiver<DownloadWillBegin>,
-    /// Ids of the tabs that existed before the input.
-    known: Vec<i64>,
+    /// The tabs that existed before the input (`chrome.tabs.query` sent at
+    /// [`Watch::start`]).
+    known: Pin<Box<dyn Future<Output = Result<Vec<chrome::Tab>, chrome::ChromeError>>>>,
     /// Set by the input when it followed a download link: the download begins
     /// once Chrome has the response, after the input ended.
     download_link: Rc<Cell<bool>>,
@@ -82,26 +84,17 @@ impl Watch {
     /// Arms the watchers on `tab` (and forgets tabs opened before).
     pub async fn start(app: &App, tab: TabId) -> Watch {
         app.sessions.take_opened(tab);
-        // The main frame's id, known since attach (`Page.getFrameTree` else), and
-        // the tabs before the input, asked for at once.
-        let cached = app.sessions.with(tab, |s| s.main_frame.clone()).flatten();
-        let main = async move {
-            match cached {
-                Some(id) => FrameId(id),
-                None => cdp::send(tab, &GetFrameTree {})
-                    .await
-                    .map(|t| t.frame_tree.frame.id)
-                    .unwrap_or_default(),
-            }
+        // The tabs before the input are asked for now and read only if a
+        // `Page.windowOpen` needs them: no chrome.* round trip on the way. The
+        // main frame's id is known since attach (`Page.getFrameTree` else).
+        let known = Box::pin(chrome::tabs_query_now(&serde_json::json!({})));
+        let main = match app.sessions.with(tab, |s| s.main_frame.clone()).flatten() {
+            Some(id) => FrameId(id),
+            None => cdp::send(tab, &GetFrameTree {})
+                .await
+                .map(|t| t.frame_tree.frame.id)
+                .unwrap_or_default(),
         };
-        let all = serde_json::json!({});
-        let tabs = chrome::tabs_query(&all);
-        let (main, tabs) = join(main, tabs).await;
-        let known = tabs
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|t| t.id)
-            .collect();
         let events = &app.events;
         let (m1, m2, m3) = (main.clone(), main.clone(), main);
         Watch {
@@ -218,6 +211,12 @@ impl Watch {
         // The page opened a window (`Page.windowOpen`): its tab may be created after
         // the input ends, and Chrome may name the window's active tab as its opener.
         if let (true, Ok(Some(open))) = (opened.is_empty(), window_open.try_recv()) {
+            let known: Vec<i64> = known
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|t| t.id)
+                .collect();
             let deadline = js_sys::Date::now() + OPENED_URL_MS;
             while opened.is_empty() && js_sys::Date::now() < deadline {
                 let fresh: Vec<chrome::Tab> = chrome::tabs_query(&serde_json::json!({}))
