@@ -215,7 +215,11 @@ pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<Str
         "**outside the extension** (both legs: total − inside, one clock)",
         totals.iter().zip(&inside).map(|(t, i)| t - i).collect(),
     );
-    row(&mut out, "**inside the extension** (`recv` → `sent`)", inside);
+    row(
+        &mut out,
+        "**inside the extension** (`recv` → `sent`)",
+        inside,
+    );
     row(&mut out, "**total** (`POST /v1/act`)", totals);
     let floor = format!(
         "const t = []; for (let i = 0; i < {n}; i++) {{ const s = performance.now(); \
@@ -256,7 +260,10 @@ pub async fn actions_breakdown(stack: &Stack, actions: &[Value], n: usize) -> Re
         let (records, _, totals) = traced(stack, &worker, action, n).await?;
         let ins: Vec<f64> = records.iter().filter_map(|r| inside(r)).collect();
         let split: Vec<_> = records.iter().map(|r| calls(r)).collect();
-        let cdp_ms: Vec<f64> = split.iter().map(|(c, _)| c.iter().map(|p| p.1).sum()).collect();
+        let cdp_ms: Vec<f64> = split
+            .iter()
+            .map(|(c, _)| c.iter().map(|p| p.1).sum())
+            .collect();
         let chrome_ms: Vec<f64> = split.iter().map(|(_, c)| c.1).collect();
         let rest: Vec<f64> = ins
             .iter()
