@@ -34,8 +34,11 @@ use crate::sessions::attach::tab_url;
 use crate::sessions::dialogs::dialog_info;
 
 /// The barrier after an input: two task turns of the page. Handlers deferred by
-/// a task (`setTimeout(…, 0)`, a form's submission) have run when it resolves.
-const BARRIER: &str = "new Promise((done) => setTimeout(() => setTimeout(done, 0), 0))";
+/// a task (`setTimeout(…, 0)`, a form's submission) have run when it resolves to
+/// the page's URL then (the answer's `url` when nothing else happened: no second
+/// round trip).
+const BARRIER: &str =
+    "new Promise((done) => setTimeout(() => setTimeout(() => done(location.href), 0), 0))";
 /// Longest wait for the barrier (ms): a page whose main thread stays busy after
 /// the input is not waited for longer.
 pub const BARRIER_MS: u32 = 500;
@@ -144,21 +147,29 @@ impl Watch {
         } = self;
         let sessions = &app.sessions;
         let mut effects = SideEffects::default();
+        // The URL the barrier saw, when it answered.
+        let mut settled_url = None;
         let dialog = match select(Box::pin(input), dialog).await {
             Either::Left((result, dialog)) => {
                 result?;
                 let barrier = Evaluate {
                     await_promise: Some(true),
-                    ..Evaluate::new(BARRIER)
+                    ..Evaluate::by_value(BARRIER)
                 };
-                // A dialog blocks the barrier's evaluation: it ends the wait. The
-                // barrier's own outcome does not matter (a navigation destroys
-                // its context).
+                // A dialog blocks the barrier's evaluation: it ends the wait. A
+                // navigation destroys its context: then its answer is an error.
                 let barrier = Box::pin(cdp::send_with_timeout(tab, &barrier, BARRIER_MS));
                 match select(dialog, barrier).await {
                     Either::Left((Ok(d), _)) => Some(d),
                     Either::Left((Err(_), _)) => None,
-                    Either::Right((_, mut dialog)) => dialog.try_recv().ok().flatten(),
+                    Either::Right((answer, mut dialog)) => {
+                        settled_url = answer
+                            .ok()
+                            .filter(|r| r.exception_details.is_none())
+                            .and_then(|r| r.result.value)
+                            .and_then(|v| v.as_str().map(str::to_owned));
+                        dialog.try_recv().ok().flatten()
+                    }
                 }
             }
             Either::Right((d, _)) => d.ok(),
@@ -239,9 +250,14 @@ impl Watch {
             }
         }
         effects.opened_tabs = non_empty(with_urls(opened).await);
-        let url = match navigation::page_info(tab).await {
-            Ok(page) => page.url,
-            Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
+        // Nothing happened after the barrier: the URL it saw is the page's.
+        let quiet = !navigated && effects.download.is_none() && effects.opened_tabs.is_none();
+        let url = match settled_url.filter(|_| quiet) {
+            Some(url) => url,
+            None => match navigation::page_info(tab).await {
+                Ok(page) => page.url,
+                Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
+            },
         };
         Ok(Report {
             url,
