@@ -170,8 +170,11 @@ fn send_js<'a>(
     timeout_ms: u32,
 ) -> LocalBoxFuture<'a, Result<wasm_bindgen::JsValue, CdpError>> {
     Box::pin(async move {
+        crate::timing::mark(method);
         let command = Box::pin(chrome::send_command(tab.0, child, method, &params));
-        let kind = match select(command, TimeoutFuture::new(timeout_ms)).await {
+        let answered = select(command, TimeoutFuture::new(timeout_ms)).await;
+        crate::timing::mark("cdp_recv");
+        let kind = match answered {
             Either::Left((Ok(value), _)) => return Ok(value),
             Either::Left((Err(e), _)) => {
                 let message = cdp_message(&e.message);

@@ -128,7 +128,10 @@ pub fn js_error_message(value: &JsValue) -> String {
 /// # Errors
 /// The rejection (or synchronous throw) as a [`ChromeError`].
 pub async fn call(promise: Result<Promise, JsValue>) -> Result<JsValue, ChromeError> {
-    Ok(JsFuture::from(promise?).await?)
+    crate::timing::mark("chrome");
+    let answer = JsFuture::from(promise?).await;
+    crate::timing::mark("chrome_recv");
+    Ok(answer?)
 }
 
 /// serde → plain JS object via `JSON.parse` (never `Map`s, which chrome.* refuses).
@@ -242,6 +245,16 @@ pub async fn tabs_get(tab_id: i64) -> Result<Tab, ChromeError> {
 /// `chrome.tabs.query(query)`.
 pub async fn tabs_query(query: &serde_json::Value) -> Result<Vec<Tab>, ChromeError> {
     from_js(&call(tabs_query_raw(&to_js(query))).await?)
+}
+
+/// `chrome.tabs.query(query)` sent now, awaited later: the browser answers from
+/// its tabs as they were when the call was made (chrome.* calls are handled in
+/// order, so a `chrome.debugger.sendCommand` made after it comes after).
+pub fn tabs_query_now(
+    query: &serde_json::Value,
+) -> impl std::future::Future<Output = Result<Vec<Tab>, ChromeError>> + 'static {
+    let promise = tabs_query_raw(&to_js(query));
+    async move { from_js(&call(promise).await?) }
 }
 
 /// `chrome.tabs.create(props)`.

@@ -158,6 +158,7 @@ impl Connection {
         let on_open = Closure::<dyn FnMut()>::new(move || this.feed(Input::Opened { generation }));
         let this = self.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            crate::timing::frame_arrived();
             this.feed(match event.data().as_string() {
                 Some(text) => Input::Text { generation, text },
                 None => Input::Binary { generation },

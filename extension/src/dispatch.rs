@@ -24,11 +24,14 @@ use crate::app::App;
 use crate::core::messages::{quote, with_article};
 use crate::core::tabs::{Resolved, resolve_tab};
 use crate::sessions::end::crashed_error;
+use crate::timing;
 
 /// Runs one request in its own task and sends its one response.
 pub fn spawn_request(app: &App, request: Request) {
     let app = app.clone();
+    timing::mark("decoded");
     spawn_local(async move {
+        timing::mark("task");
         let Request {
             id,
             action,
@@ -44,12 +47,14 @@ pub fn spawn_request(app: &App, request: Request) {
                 format!("{name}: no result within {timeout_ms} ms"),
             )),
         };
+        timing::mark("done");
         // Action counts and uids changed: keep them for a restarted worker.
         app.sessions.persist();
         app.outbox.response(match outcome {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(id, error),
         });
+        timing::finish("sent");
     });
 }
 
@@ -83,6 +88,7 @@ pub async fn run(
         _ => {}
     }
     let tab = tab_for(app, &action, client).await?;
+    timing::mark("resolved");
     let lock = sessions.lock(tab);
     // handle_dialog must not queue behind an action a dialog is blocking; the
     // downloads' reads do not touch the page and may wait for minutes; a
@@ -94,8 +100,10 @@ pub async fn run(
         | Action::Handoff(_) => None,
         _ => Some(lock.lock().await),
     };
+    timing::mark("locked");
     sessions.ensure(tab).await?;
     sessions.mark_client(tab, client);
+    timing::mark("attached");
     match action {
         Action::Batch(p) => batch(app, tab, p).await,
         action => run_on_tab(app, tab, action).await,
@@ -147,6 +155,7 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
         _ => None,
     };
     let cancelled = sessions.register_inflight(tab);
+    timing::mark("checked");
     let outcome = match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right((Ok(error), _)) => Err(error),

@@ -34,6 +34,7 @@ pub mod outbox;
 pub mod page_tools;
 pub mod runtime;
 pub mod sessions;
+pub mod timing;
 pub mod webmcp;
 
 use browser_bridge_protocol::{SessionEndReason, TabId};

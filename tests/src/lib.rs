@@ -9,4 +9,5 @@ pub mod corpus;
 pub mod demo;
 pub mod fixtures;
 pub mod harness;
+pub mod profile;
 pub mod reading;

@@ -12,6 +12,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use browser_bridge_cdp::page::{
@@ -22,7 +23,7 @@ use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
 use futures::channel::oneshot::Receiver;
-use futures::future::{Either, join, select};
+use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
 
 use crate::actions::{downloads, navigation};
@@ -33,8 +34,11 @@ use crate::sessions::attach::tab_url;
 use crate::sessions::dialogs::dialog_info;
 
 /// The barrier after an input: two task turns of the page. Handlers deferred by
-/// a task (`setTimeout(…, 0)`, a form's submission) have run when it resolves.
-const BARRIER: &str = "new Promise((done) => setTimeout(() => setTimeout(done, 0), 0))";
+/// a task (`setTimeout(…, 0)`, a form's submission) have run when it resolves to
+/// the page's URL then (the answer's `url` when nothing else happened: no second
+/// round trip).
+const BARRIER: &str =
+    "new Promise((done) => setTimeout(() => setTimeout(() => done(location.href), 0), 0))";
 /// Longest wait for the barrier (ms): a page whose main thread stays busy after
 /// the input is not waited for longer.
 pub const BARRIER_MS: u32 = 500;
@@ -71,8 +75,9 @@ pub struct Watch {
     /// `Page.downloadWillBegin`: a download began (a navigation that turned
     /// into one never loads).
     download: Receiver<DownloadWillBegin>,
-    /// Ids of the tabs that existed before the input.
-    known: Vec<i64>,
+    /// The tabs that existed before the input (`chrome.tabs.query` sent at
+    /// [`Watch::start`]).
+    known: Pin<Box<dyn Future<Output = Result<Vec<chrome::Tab>, chrome::ChromeError>>>>,
     /// Set by the input when it followed a download link: the download begins
     /// once Chrome has the response, after the input ended.
     download_link: Rc<Cell<bool>>,
@@ -82,26 +87,17 @@ impl Watch {
     /// Arms the watchers on `tab` (and forgets tabs opened before).
     pub async fn start(app: &App, tab: TabId) -> Watch {
         app.sessions.take_opened(tab);
-        // The main frame's id, known since attach (`Page.getFrameTree` else), and
-        // the tabs before the input, asked for at once.
-        let cached = app.sessions.with(tab, |s| s.main_frame.clone()).flatten();
-        let main = async move {
-            match cached {
-                Some(id) => FrameId(id),
-                None => cdp::send(tab, &GetFrameTree {})
-                    .await
-                    .map(|t| t.frame_tree.frame.id)
-                    .unwrap_or_default(),
-            }
+        // The tabs before the input are asked for now and read only if a
+        // `Page.windowOpen` needs them: no chrome.* round trip on the way. The
+        // main frame's id is known since attach (`Page.getFrameTree` else).
+        let known = Box::pin(chrome::tabs_query_now(&serde_json::json!({})));
+        let main = match app.sessions.with(tab, |s| s.main_frame.clone()).flatten() {
+            Some(id) => FrameId(id),
+            None => cdp::send(tab, &GetFrameTree {})
+                .await
+                .map(|t| t.frame_tree.frame.id)
+                .unwrap_or_default(),
         };
-        let all = serde_json::json!({});
-        let tabs = chrome::tabs_query(&all);
-        let (main, tabs) = join(main, tabs).await;
-        let known = tabs
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|t| t.id)
-            .collect();
         let events = &app.events;
         let (m1, m2, m3) = (main.clone(), main.clone(), main);
         Watch {
@@ -151,21 +147,29 @@ impl Watch {
         } = self;
         let sessions = &app.sessions;
         let mut effects = SideEffects::default();
+        // The URL the barrier saw, when it answered.
+        let mut settled_url = None;
         let dialog = match select(Box::pin(input), dialog).await {
             Either::Left((result, dialog)) => {
                 result?;
                 let barrier = Evaluate {
                     await_promise: Some(true),
-                    ..Evaluate::new(BARRIER)
+                    ..Evaluate::by_value(BARRIER)
                 };
-                // A dialog blocks the barrier's evaluation: it ends the wait. The
-                // barrier's own outcome does not matter (a navigation destroys
-                // its context).
+                // A dialog blocks the barrier's evaluation: it ends the wait. A
+                // navigation destroys its context: then its answer is an error.
                 let barrier = Box::pin(cdp::send_with_timeout(tab, &barrier, BARRIER_MS));
                 match select(dialog, barrier).await {
                     Either::Left((Ok(d), _)) => Some(d),
                     Either::Left((Err(_), _)) => None,
-                    Either::Right((_, mut dialog)) => dialog.try_recv().ok().flatten(),
+                    Either::Right((answer, mut dialog)) => {
+                        settled_url = answer
+                            .ok()
+                            .filter(|r| r.exception_details.is_none())
+                            .and_then(|r| r.result.value)
+                            .and_then(|v| v.as_str().map(str::to_owned));
+                        dialog.try_recv().ok().flatten()
+                    }
                 }
             }
             Either::Right((d, _)) => d.ok(),
@@ -218,6 +222,12 @@ impl Watch {
         // The page opened a window (`Page.windowOpen`): its tab may be created after
         // the input ends, and Chrome may name the window's active tab as its opener.
         if let (true, Ok(Some(open))) = (opened.is_empty(), window_open.try_recv()) {
+            let known: Vec<i64> = known
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|t| t.id)
+                .collect();
             let deadline = js_sys::Date::now() + OPENED_URL_MS;
             while opened.is_empty() && js_sys::Date::now() < deadline {
                 let fresh: Vec<chrome::Tab> = chrome::tabs_query(&serde_json::json!({}))
@@ -240,9 +250,14 @@ impl Watch {
             }
         }
         effects.opened_tabs = non_empty(with_urls(opened).await);
-        let url = match navigation::page_info(tab).await {
-            Ok(page) => page.url,
-            Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
+        // Nothing happened after the barrier: the URL it saw is the page's.
+        let quiet = !navigated && effects.download.is_none() && effects.opened_tabs.is_none();
+        let url = match settled_url.filter(|_| quiet) {
+            Some(url) => url,
+            None => match navigation::page_info(tab).await {
+                Ok(page) => page.url,
+                Err(_) => sessions.with(tab, |s| s.url.clone()).unwrap_or_default(),
+            },
         };
         Ok(Report {
             url,

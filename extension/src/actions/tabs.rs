@@ -4,7 +4,7 @@ use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening}
 use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
-use futures::future::{Either, select};
+use futures::future::{Either, join, join3, select};
 use serde_json::json;
 
 use crate::actions::navigation;
@@ -81,16 +81,23 @@ pub struct Behind {
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     let current = chrome::tabs_get(tab.0).await.ok()?;
     let window = current.window_id;
-    if !app.sessions.is_agent_window(window)
-        || !chrome::windows_get(window)
-            .await
-            .is_ok_and(|w| w.state == "minimized")
-    {
-        // Not an agent window, or one the person restored to look at: as it is.
+    if !app.sessions.is_agent_window(window) {
         return None;
     }
-    let focused = chrome::windows_last_focused()
-        .await
+    // The three reads at once: one chrome.* round trip before the press, not
+    // three (the window's tabs are used only when `tab` is its active one).
+    let in_window = json!({ "windowId": window });
+    let (state, focused, others) = join3(
+        chrome::windows_get(window),
+        chrome::windows_last_focused(),
+        chrome::tabs_query(&in_window),
+    )
+    .await;
+    if !state.is_ok_and(|w| w.state == "minimized") {
+        // One the person restored to look at: as it is.
+        return None;
+    }
+    let focused = focused
         .ok()
         .map(|w| w.id)
         .filter(|id| !app.sessions.is_agent_window(*id));
@@ -106,9 +113,7 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
         focused,
         reactivate: Some(tab.0),
     });
-    let others = chrome::tabs_query(&json!({ "windowId": window }))
-        .await
-        .unwrap_or_default();
+    let others = others.unwrap_or_default();
     let mut others: Vec<&chrome::Tab> = others.iter().filter(|t| t.id != Some(tab.0)).collect();
     others.sort_by_key(|t| t.url != "about:blank");
     let other = match others.first().and_then(|t| t.id) {
@@ -139,13 +144,15 @@ pub async fn put_back(behind: Option<Behind>) {
     };
     // The press has landed: the tab is active again, which leaves a minimized
     // window as it is (see new_agent_tab), so the page renders again.
-    if let Some(tab) = reactivate {
-        let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
-    }
-    if chrome::windows_get(window)
-        .await
-        .is_ok_and(|w| w.state == "minimized")
-    {
+    // The window's state is asked for at once (chrome.* calls are handled in
+    // order, and activating a tab does not change it).
+    let reactivated = async {
+        if let Some(tab) = reactivate {
+            let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
+        }
+    };
+    let (_, state) = join(reactivated, chrome::windows_get(window)).await;
+    if state.is_ok_and(|w| w.state == "minimized") {
         return;
     }
     let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;

@@ -25,7 +25,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use browser_bridge_tests::fixtures::StaticServer;
 use browser_bridge_tests::harness::{Built, Stack, StackOptions, workspace_root};
-use browser_bridge_tests::reading;
+use browser_bridge_tests::{profile, reading};
 use clap::Parser;
 use serde_json::{Value, json};
 
@@ -54,6 +54,12 @@ struct Cli {
     /// Only the bytes a model read (no timings), each rendered result on stderr.
     #[arg(long)]
     reading_only: bool,
+    /// Only the action rows (evaluate, list_tabs, click, type, press_key).
+    #[arg(long)]
+    actions_only: bool,
+    /// Also where `evaluate`'s time goes, stage by stage (`browser_bridge_tests::profile`).
+    #[arg(long)]
+    profile: bool,
 }
 
 #[tokio::main]
@@ -326,6 +332,19 @@ async fn run(cli: Cli) -> Result<()> {
         Some(("CDP key down, up", raw_press)),
     ));
     let _ = stack.chromium.close_target(&raw_target).await;
+    if cli.profile {
+        println!("{}", profile::evaluate_breakdown(&stack, tab, n).await?);
+        let inputs = [
+            json!({"action": "click", "tabId": tab, "selector": "#count"}),
+            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
+            json!({"action": "press_key", "tabId": tab, "key": "a"}),
+        ];
+        println!("{}", profile::actions_breakdown(&stack, &inputs, m).await?);
+    }
+    if cli.actions_only {
+        println!("{}", render(&rows));
+        return Ok(());
+    }
 
     // Extract: the 2 000-control page and the corpus, beside Playwright when installed.
     let playwright = playwright_available(root);

@@ -1,0 +1,302 @@
+//! `browser-bridge-bench --profile`: where the time of one `evaluate` goes, stage by
+//! stage, p50 over the samples. The extension's marks (`extension/src/timing.rs`)
+//! are switched on over CDP in its service worker (`__bbTrace`), read back from
+//! `__bbTimings`, and set beside the bench's own clock around each `POST /v1/act`.
+//! Beside them: `chrome.debugger.sendCommand` timed inside the worker (the floor
+//! of the extension's CDP hop) and `GET /v1/hello` (the HTTP share).
+//!
+//! The two one-way legs compare two clocks (the bench's `SystemTime`, Chrome's
+//! `performance.timeOrigin + now()`): their sum is exact, the split only as good
+//! as the clocks agree.
+
+use std::fmt::Write as _;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use browser_bridge_cdp::target::AttachToTarget;
+use serde_json::{Value, json};
+
+use crate::harness::Stack;
+
+/// The extension's marks in the order they are taken (`extension/src/timing.rs`).
+const MARKS: [&str; 11] = [
+    "recv",
+    "decoded",
+    "task",
+    "resolved",
+    "locked",
+    "attached",
+    "checked",
+    "Runtime.evaluate",
+    "cdp_recv",
+    "done",
+    "sent",
+];
+
+/// What each span between two marks is.
+const STAGES: [&str; 10] = [
+    "decode the frame (`Message::decode_from_backend`, connection machine)",
+    "`spawn_local` hop to the request task",
+    "Stop-all check, tab resolution",
+    "tab lock",
+    "session check (`ensure`), client mark",
+    "dialog/crash checks, action count, in-flight registration",
+    "action code up to `chrome.debugger.sendCommand`",
+    "`chrome.debugger.sendCommand` `Runtime.evaluate` round trip",
+    "result shaping",
+    "response encoding and `WebSocket.send`",
+];
+
+/// Epoch ms with sub-ms digits.
+fn epoch_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or_default()
+}
+
+/// The p50 (nearest rank) of `v`, ms.
+fn p50(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[(v.len().div_ceil(2)).clamp(1, v.len()) - 1]
+}
+
+/// One request's marks: `(label, epoch ms)` in order.
+type Record = Vec<(String, f64)>;
+
+/// The extension's service worker, attached (flat session id).
+async fn worker_session(stack: &Stack) -> Result<String> {
+    let worker = stack
+        .chromium
+        .extension_worker()
+        .await?
+        .context("the extension's service worker is not running")?;
+    let attach = AttachToTarget {
+        target_id: worker.target_id.clone(),
+        flatten: true,
+    };
+    Ok(stack.chromium.send(&attach, None).await?.session_id.0)
+}
+
+/// Runs `action` `n` times (after 3 untimed) with the marks on: each run's marks,
+/// and the bench's `(sent, answered)` epoch ms and total ms.
+async fn traced(
+    stack: &Stack,
+    worker: &str,
+    action: &Value,
+    n: usize,
+) -> Result<(Vec<Record>, Vec<(f64, f64)>, Vec<f64>)> {
+    let chromium = &stack.chromium;
+    chromium
+        .eval(worker, "globalThis.__bbTrace = true; return 1")
+        .await?;
+    for _ in 0..3 {
+        stack.act(action.clone()).await?;
+    }
+    chromium
+        .eval(worker, "globalThis.__bbTimings = []; return 1")
+        .await?;
+    let (mut outside, mut totals) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        let (sent, t) = (epoch_ms(), Instant::now());
+        stack.act(action.clone()).await?;
+        totals.push(t.elapsed().as_secs_f64() * 1000.0);
+        outside.push((sent, epoch_ms()));
+    }
+    let marks = chromium
+        .eval(
+            worker,
+            "globalThis.__bbTrace = false; return globalThis.__bbTimings",
+        )
+        .await?;
+    let records: Vec<Record> = marks
+        .as_array()
+        .context("no __bbTimings")?
+        .iter()
+        .filter_map(Value::as_array)
+        .map(|r| {
+            r.chunks(2)
+                .filter_map(|p| Some((p[0].as_str()?.to_owned(), p.get(1)?.as_f64()?)))
+                .collect()
+        })
+        .collect();
+    if records.len() != n {
+        let why = chromium
+            .eval(
+                worker,
+                "return [typeof globalThis.__bbTrace, typeof globalThis.__bbTimings, \
+                 typeof globalThis.wasm_bindgen, Object.keys(globalThis).length, location.href]",
+            )
+            .await?;
+        bail!(
+            "{} records of marks for {n} runs of {action} (worker: {why})",
+            records.len()
+        );
+    }
+    Ok((records, outside, totals))
+}
+
+fn at(r: &[(String, f64)], label: &str) -> Option<f64> {
+    r.iter().find(|(l, _)| l == label).map(|p| p.1)
+}
+
+/// `recv` → `sent` of one record, ms.
+fn inside(r: &[(String, f64)]) -> Option<f64> {
+    Some(at(r, "sent")? - at(r, "recv")?)
+}
+
+/// The CDP calls of one record (`Domain.method` → `cdp_recv`), each `(method, ms)`,
+/// and the time in other `chrome.*` calls (`chrome` → `chrome_recv` outside a CDP
+/// call), `(count, ms)`.
+fn calls(r: &[(String, f64)]) -> (Vec<(String, f64)>, (usize, f64)) {
+    let (mut cdp, mut chrome) = (Vec::new(), (0, 0.0));
+    let (mut open_cdp, mut open_chrome): (Option<(&str, f64)>, Option<f64>) = (None, None);
+    for (label, t) in r {
+        match label.as_str() {
+            "cdp_recv" => {
+                if let Some((m, s)) = open_cdp.take() {
+                    cdp.push((m.to_owned(), t - s));
+                }
+            }
+            "chrome" if open_cdp.is_none() => open_chrome = Some(*t),
+            "chrome_recv" if open_cdp.is_none() => {
+                if let Some(s) = open_chrome.take() {
+                    chrome = (chrome.0 + 1, chrome.1 + t - s);
+                }
+            }
+            m if m.contains('.') => open_cdp = Some((m, *t)),
+            _ => {}
+        }
+    }
+    (cdp, chrome)
+}
+
+/// Runs `n` `evaluate` `return 1` on `tab` with the marks on; the breakdown as a
+/// Markdown table (ms, p50).
+///
+/// # Errors
+/// No extension worker, a failed action, or marks that do not come back.
+pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<String> {
+    let worker = worker_session(stack).await?;
+    let action = json!({"action": "evaluate", "tabId": tab, "expression": "return 1"});
+    let (records, outside, totals) = traced(stack, &worker, &action, n).await?;
+    let mut out = String::from("| stage (evaluate `return 1`) | p50 ms |\n|---|---|\n");
+    let row = |out: &mut String, name: &str, v: Vec<f64>| {
+        let _ = writeln!(out, "| {name} | {:.3} |", p50(v));
+    };
+    let legs = || records.iter().zip(&outside);
+    row(
+        &mut out,
+        "bench → extension: HTTP, backend, WS (one way, two clocks)",
+        legs()
+            .filter_map(|(r, (sent, _))| Some(at(r, "recv")? - sent))
+            .collect(),
+    );
+    for (i, stage) in STAGES.iter().enumerate() {
+        let v = records
+            .iter()
+            .filter_map(|r| Some(at(r, MARKS[i + 1])? - at(r, MARKS[i])?))
+            .collect();
+        row(&mut out, stage, v);
+    }
+    row(
+        &mut out,
+        "extension → bench: WS, backend, HTTP (one way, two clocks)",
+        legs()
+            .filter_map(|(r, (_, back))| Some(back - at(r, "sent")?))
+            .collect(),
+    );
+    let inside: Vec<f64> = records.iter().filter_map(|r| inside(r)).collect();
+    row(
+        &mut out,
+        "**outside the extension** (both legs: total − inside, one clock)",
+        totals.iter().zip(&inside).map(|(t, i)| t - i).collect(),
+    );
+    row(
+        &mut out,
+        "**inside the extension** (`recv` → `sent`)",
+        inside,
+    );
+    row(&mut out, "**total** (`POST /v1/act`)", totals);
+    let floor = format!(
+        "const t = []; for (let i = 0; i < {n}; i++) {{ const s = performance.now(); \
+         await chrome.debugger.sendCommand({{tabId: {tab}}}, 'Runtime.evaluate', \
+         {{expression: '1', returnByValue: true}}); t.push(performance.now() - s); }} return t;"
+    );
+    let floor: Vec<f64> = stack
+        .chromium
+        .eval(&worker, &floor)
+        .await?
+        .as_array()
+        .context("no sendCommand timings")?
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    row(
+        &mut out,
+        "reference: bare `chrome.debugger.sendCommand` in the worker",
+        floor,
+    );
+    Ok(out)
+}
+
+/// Runs each of `actions` `n` times with the marks on; per action, p50 ms of: the
+/// total, outside the extension, inside, in CDP calls, in other `chrome.*` calls,
+/// and the CDP calls of the median run in order with their ms.
+///
+/// # Errors
+/// As [`evaluate_breakdown`].
+pub async fn actions_breakdown(stack: &Stack, actions: &[Value], n: usize) -> Result<String> {
+    let worker = worker_session(stack).await?;
+    let mut out = String::from(
+        "| action | total | outside ext. | inside ext. | CDP (calls) | other chrome.* (calls) | rest inside |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut sequences = String::new();
+    for action in actions {
+        let (records, _, totals) = traced(stack, &worker, action, n).await?;
+        let ins: Vec<f64> = records.iter().filter_map(|r| inside(r)).collect();
+        let split: Vec<_> = records.iter().map(|r| calls(r)).collect();
+        let cdp_ms: Vec<f64> = split
+            .iter()
+            .map(|(c, _)| c.iter().map(|p| p.1).sum())
+            .collect();
+        let chrome_ms: Vec<f64> = split.iter().map(|(_, c)| c.1).collect();
+        let rest: Vec<f64> = ins
+            .iter()
+            .zip(&cdp_ms)
+            .zip(&chrome_ms)
+            .map(|((i, c), h)| i - c - h)
+            .collect();
+        let median = {
+            let mut order: Vec<usize> = (0..ins.len()).collect();
+            order.sort_by(|a, b| ins[*a].total_cmp(&ins[*b]));
+            order.get(order.len() / 2).copied().unwrap_or(0)
+        };
+        let (seq, chrome) = &split[median];
+        let _ = writeln!(
+            out,
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} ({}) | {:.2} ({}) | {:.2} |",
+            action["action"].as_str().unwrap_or("?"),
+            p50(totals.clone()),
+            p50(totals.iter().zip(&ins).map(|(t, i)| t - i).collect()),
+            p50(ins.clone()),
+            p50(cdp_ms),
+            seq.len(),
+            p50(chrome_ms),
+            chrome.0,
+            p50(rest),
+        );
+        let calls: Vec<String> = seq.iter().map(|(m, ms)| format!("{m} {ms:.2}")).collect();
+        let _ = writeln!(
+            sequences,
+            "- {} (median run, ms): {}",
+            action["action"].as_str().unwrap_or("?"),
+            calls.join(", ")
+        );
+    }
+    Ok(format!("{out}\n{sequences}"))
+}
