@@ -2,7 +2,7 @@
 //! summary of what happened ([`summary`]) is embedded and kept under
 //! `<config-dir>/memory/` ([`store`]); before the next run the closest past
 //! runs for the task (a bonus for the same domain) are given to the model as lessons
-//! ([`recall`]). No model call writes or reads it; the sentence embedder is
+//! ([`mod@recall`]). No model call writes or reads it; the sentence embedder is
 //! behind [`Embed`] so that this module stays free of the model's runtime.
 
 pub mod recall;
