@@ -98,11 +98,8 @@ impl Worker {
         let app = self.app.clone();
         let connection = self.connection.clone();
         future_to_promise(async move {
-            // Connect first: the socket's first attempt need not wait for the
-            // policy's storage read; requests wait at the gate until `restore`,
-            // which comes after it, so none runs under an unread blocklist.
-            connection.ensure();
             app.sessions.load_settings().await;
+            connection.ensure();
             // Not awaited: nothing of the connection or the sessions waits on it.
             let handoffs = app.handoffs.clone();
             wasm_bindgen_futures::spawn_local(async move { handoffs.clear_leftovers().await });
