@@ -48,7 +48,8 @@ impl Stack {
     /// it carries `name` (the extension reconnects with it).
     ///
     /// # Errors
-    /// When the page fails or the backend does not list the name within 20 s.
+    /// When the page fails or the backend does not list the name within 45 s
+    /// (a second Chromium reconnecting on a loaded machine can take 20).
     pub async fn name_browser(&self, chromium: &Chromium, name: &str) -> Result<Value> {
         let url = format!("chrome-extension://{EXTENSION_ID}/options.html");
         let (target, session) = chromium.open_page(&url).await?;
@@ -69,7 +70,7 @@ impl Stack {
         if stored != name {
             bail!("the options page stored browserName {stored}, not {name:?}");
         }
-        self.wait_browser(name, Duration::from_secs(20)).await
+        self.wait_browser(name, Duration::from_secs(45)).await
     }
 
     /// The `/v1/status` `browsers` entry named `name`, polled for at most
