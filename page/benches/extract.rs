@@ -3,7 +3,10 @@
 //! browser's `JSON.stringify`), shaping ([`shape_extract_with`], first call with an
 //! empty uid cache, then again with the warm cache) and encoding the reply. Captures
 //! come from `corpus capture` (tests/src/bin/corpus.rs); the paths are the
-//! arguments. Prints ms per page (median of the runs) and the input size.
+//! arguments. Prints ms per page (median of the runs) and the input size, and how
+//! much of the result the snapshot alone (`page::fallback`, no accessibility tree)
+//! gives the same: elements equal in every field, in order, and whether the
+//! Markdown is the same.
 //! Run: `cargo bench -p browser-bridge-page --bench extract -- CAPTURE.json…`.
 #![allow(clippy::print_stdout)] // a benchmark prints its figures
 
@@ -30,7 +33,9 @@ fn median_ms(mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    println!("page                      MB   decode  shape(cold)  shape(warm)  encode  elements");
+    println!(
+        "page                      MB   decode  shape(cold)  shape(warm)  encode  elements  no-AX same  md same"
+    );
     for path in std::env::args().skip(1).filter(|a| a.ends_with(".json")) {
         let raw = std::fs::read_to_string(&path).expect("read");
         let inputs: PageInputs = serde_json::from_str(&raw).expect("shape");
@@ -50,15 +55,27 @@ fn main() {
         let encode = median_ms(|| {
             black_box(serde_json::to_vec(&result).expect("encode"));
         });
+        let mut snapshot_only = inputs.clone();
+        snapshot_only.ax_trees.clear();
+        let alone = shape_extract_with(TabId(1), &snapshot_only, &mut UidCache::new(), &options)
+            .expect("shape");
+        let same = result
+            .elements
+            .iter()
+            .zip(&alone.elements)
+            .filter(|(a, b)| a == b)
+            .count();
         let name = std::path::Path::new(&path)
             .file_stem()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
         println!(
-            "{name:<24} {:>4.1} {decode:>8.1} {cold:>12.1} {warm:>12.1} {encode:>7.1} {:>9}",
+            "{name:<24} {:>4.1} {decode:>8.1} {cold:>12.1} {warm:>12.1} {encode:>7.1} {:>9} {same:>6}/{:<4} {:>8}",
             raw.len() as f64 / 1e6,
-            result.elements.len()
+            result.elements.len(),
+            alone.elements.len(),
+            result.markdown == alone.markdown
         );
     }
 }
