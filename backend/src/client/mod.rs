@@ -194,10 +194,19 @@ impl RemoteBridge {
     /// As [`RemoteBridge::prove`]; `not_connected` when nothing answers;
     /// `unauthorized` on 401/403; `internal_error` on any other failure.
     pub async fn status(&self) -> Result<serde_json::Value, BridgeError> {
+        let request = self.client.get(format!("{}/v1/status", self.base));
+        self.proven_json(request, "status").await
+    }
+
+    /// Sends `request` with the token after [`RemoteBridge::prove`], within
+    /// 5 s, and reads its JSON answer; `what` names it in errors.
+    async fn proven_json(
+        &self,
+        request: reqwest::RequestBuilder,
+        what: &str,
+    ) -> Result<serde_json::Value, BridgeError> {
         self.prove().await?;
-        let response = self
-            .client
-            .get(format!("{}/v1/status", self.base))
+        let response = request
             .bearer_auth(&*self.token)
             .timeout(Duration::from_secs(5))
             .send()
@@ -207,7 +216,7 @@ impl RemoteBridge {
         let body = response.bytes().await.map_err(|e| self.unreachable(&e))?;
         if status.is_success() {
             serde_json::from_slice(&body)
-                .map_err(|e| BridgeError::internal(format!("status: bad JSON from serve: {e}")))
+                .map_err(|e| BridgeError::internal(format!("{what}: bad JSON from serve: {e}")))
         } else {
             Err(self.decode_error(status, &body))
         }
@@ -222,23 +231,8 @@ impl RemoteBridge {
     /// # Errors
     /// As [`RemoteBridge::status`]; `invalid_request` when too many links are pending.
     pub async fn console_link(&self) -> Result<String, BridgeError> {
-        self.prove().await?;
-        let response = self
-            .client
-            .post(format!("{}/v1/console/link", self.base))
-            .bearer_auth(&*self.token)
-            .timeout(Duration::from_secs(5))
-            .send()
-            .await
-            .map_err(|e| self.unreachable(&e))?;
-        let status = response.status();
-        let body = response.bytes().await.map_err(|e| self.unreachable(&e))?;
-        if !status.is_success() {
-            return Err(self.decode_error(status, &body));
-        }
-        let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
-            BridgeError::internal(format!("console link: bad JSON from serve: {e}"))
-        })?;
+        let request = self.client.post(format!("{}/v1/console/link", self.base));
+        let value = self.proven_json(request, "console link").await?;
         let path = value["path"]
             .as_str()
             .filter(|p| p.starts_with("/console/open?code="))
