@@ -23,19 +23,28 @@ pub(super) fn command() -> Command {
 }
 
 pub(super) async fn run_cli(browser: &FakeBrowser, llm: &ScriptedLlm, extra: &[&str]) -> Output {
+    run_task_cli(browser, llm, "file a claim for policy P-1234", extra).await
+}
+
+/// `browser-bridge run <task>` on `browser`'s serve and config dir, with the
+/// scripted model at `llm`; `extra` arguments after those.
+pub(super) async fn run_task_cli(
+    browser: &FakeBrowser,
+    llm: &ScriptedLlm,
+    task: &str,
+    extra: &[&str],
+) -> Output {
     let mut command = command();
-    command
-        .args(["run", "file a claim for policy P-1234"])
-        .args([
-            "--listen",
-            &browser.server.addr.to_string(),
-            "--config-dir",
-            browser.server.config_dir.to_str().unwrap(),
-            "--base-url",
-            &llm.base_url(),
-            "--model",
-            "scripted",
-        ]);
+    command.args(["run", task]).args([
+        "--listen",
+        &browser.server.addr.to_string(),
+        "--config-dir",
+        browser.server.config_dir.to_str().unwrap(),
+        "--base-url",
+        &llm.base_url(),
+        "--model",
+        "scripted",
+    ]);
     command.args(extra);
     tokio::task::spawn_blocking(move || command.output().unwrap())
         .await

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use super::cli::command;
+use super::cli::{command, run_task_cli};
 use super::scripted_llm::{Reply, ScriptedLlm, Wire};
 use super::{FakeBrowser, claim_page};
 
@@ -25,26 +25,12 @@ async fn run(
     url: &str,
     extra: &[&str],
 ) -> Output {
-    let mut command = command();
     let provider = match wire {
         Wire::OpenAi => "openai",
         Wire::Anthropic => "anthropic",
     };
-    command.args(["run", task, "--url", url, "--provider", provider]);
-    command.args([
-        "--listen",
-        &browser.server.addr.to_string(),
-        "--config-dir",
-        browser.server.config_dir.to_str().unwrap(),
-        "--base-url",
-        &llm.base_url(),
-        "--model",
-        "scripted",
-    ]);
-    command.args(extra);
-    tokio::task::spawn_blocking(move || command.output().unwrap())
-        .await
-        .unwrap()
+    let args = [&["--url", url, "--provider", provider][..], extra].concat();
+    run_task_cli(browser, llm, task, &args).await
 }
 
 /// `browser-bridge memory <args> --config-dir <browser's>`.
