@@ -101,8 +101,13 @@ pub(crate) fn test() -> Result<()> {
     run(cargo()
         .current_dir(root)
         .args(["build", "-p", "browser-bridge", "--bins"]))?;
-    // Every crate, the extension's pure `core` included (natively).
-    run(cargo().current_dir(root).args(["test", "--workspace"]))?;
+    // Every crate, the extension's pure `core` included (natively). Without
+    // backtraces, a failing test's own message ends the log, where a log cut
+    // to its tail still shows it.
+    run(cargo()
+        .current_dir(root)
+        .env("RUST_BACKTRACE", "0")
+        .args(["test", "--workspace"]))?;
     crate::demo::run_demo(&[])?;
     eprintln!("xtask test: every suite and the demo passed");
     Ok(())

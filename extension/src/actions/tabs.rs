@@ -25,20 +25,27 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
     let lock = sessions.window_lock();
     let _guard = lock.lock().await;
     if let Some(window) = sessions.agent_window(client) {
-        if chrome::windows_get(window).await.is_ok() {
+        // A window without tabs is gone or being closed (Chrome closes a window
+        // once its last tab is removed, e.g. by the client's own close_tab): a
+        // tab created in it would be refused or close with it. Such a window is
+        // replaced, as is one `tabs.create` refuses.
+        let in_window = json!({ "windowId": window });
+        if chrome::tabs_query(&in_window)
+            .await
+            .is_ok_and(|tabs| !tabs.is_empty())
+        {
             // Created inactive: `tabs.create` with `active: true` shows its window,
             // restoring a minimized one (measured, Chromium 156). Made the window's
             // active tab afterwards, which leaves the window as it is.
-            let tab = chrome::tabs_create(
+            let created = chrome::tabs_create(
                 &json!({ "windowId": window, "url": "about:blank", "active": false }),
             )
-            .await
-            .map_err(|e| BridgeError::internal(format!("tabs.create in the agent window: {e}")))?;
-            let id = tab
-                .id
-                .ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?;
-            let _ = chrome::tabs_update(id, &json!({ "active": true })).await;
-            return Ok(TabId(id));
+            .await;
+            if let Ok(id) = created.map(|tab| tab.id) {
+                let id = id.ok_or_else(|| BridgeError::internal("tabs.create returned no id"))?;
+                let _ = chrome::tabs_update(id, &json!({ "active": true })).await;
+                return Ok(TabId(id));
+            }
         }
         sessions.forget_agent_window(window);
     }

@@ -493,3 +493,31 @@ async fn a_new_client_never_lands_on_another_clients_tab() {
     assert_eq!(clicked["tabId"], alice);
     assert_eq!(count(&stack, alice).await, 1);
 }
+
+/// A client that closes the only tab of its agent window and at once acts
+/// without `tabId` gets a new tab every time: Chrome closes the emptied window
+/// a moment after `tabs.remove` resolves, and a tab must not be put in the
+/// window being closed (§5 "Clients", §10 "agent window").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_only_tab_then_navigating_at_once_opens_a_new_tab_every_time() {
+    let stack = Stack::start().await.expect("stack");
+    let mut seen = Vec::new();
+    for round in 0..8 {
+        let who = format!("dora-{round}");
+        let opened = stack
+            .act_as(
+                "dora",
+                json!({"action": "navigate", "url": counter(&stack, &who)}),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: navigate without tabId: {e}"));
+        let tab = opened["tabId"].as_i64().unwrap();
+        assert!(!seen.contains(&tab), "round {round}: tab {tab} again");
+        seen.push(tab);
+        assert_eq!(whose_page(&stack, "dora").await, (tab, who));
+        stack
+            .act_as("dora", json!({"action": "close_tab", "tabId": tab}))
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: close_tab: {e}"));
+    }
+}
