@@ -1,6 +1,7 @@
 //! `scroll` (PROTOCOL.md §5): the document, else the largest visible container
 //! that can move that way (an app shell), or a target container; the offsets are
-//! read once the page has reacted (two rendering frames, at most 250 ms).
+//! read once the page has reacted (two rendering frames; at most 2 s, 250 ms in
+//! a hidden page).
 
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{Scroll, ScrollDirection};
@@ -14,8 +15,9 @@ use crate::cdp;
 
 /// Scrolls `this` (an element, or the document's scrolling element; with
 /// `this` null: the document, else the largest visible container that can move
-/// that way), waits two rendering frames (at most 250 ms: a hidden tab draws
-/// none) so the page's scroll handlers and `IntersectionObserver` callbacks —
+/// that way), waits two rendering frames (at most 2 s, which a loaded machine
+/// may need; 250 ms in a hidden page, which draws none) so the page's scroll
+/// handlers and `IntersectionObserver` callbacks —
 /// lazy lists, infinite feeds — have run, and reports `{scrolled, x, y, dx, dy}`
 /// as they stand then.
 const SCROLL: &str = r#"async function (direction, amount) {
@@ -45,7 +47,7 @@ const SCROLL: &str = r#"async function (direction, amount) {
     return { el, x0, y0, moved: x !== x0 || y !== y0 };
   };
   const frames = () => new Promise((resolve) => {
-    setTimeout(resolve, 250);
+    setTimeout(resolve, document.visibilityState === 'hidden' ? 250 : 2000);
     requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
   });
   const report = async (m) => {
