@@ -13,7 +13,7 @@ use browser_bridge_protocol::result::{
     BatchEntry, BatchResult, DialogInfo, DialogType, PageResult,
 };
 use browser_bridge_protocol::{
-    Action, ActionResult, BridgeError, ErrorCode, Request, Response, TabId,
+    Action, ActionResult, BridgeError, ErrorCode, PointerTarget, Request, Response, TabId,
 };
 use futures::future::{Either, select};
 use gloo_timers::future::TimeoutFuture;
@@ -148,18 +148,33 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
     sessions.with(tab, |s| s.action_count += 1);
     // The actions that may press the mouse (`fill_form` and `select_option`
     // click custom controls).
+    // An element click runs the rule beside its own work (it waits for it
+    // before pressing); the others before they start.
+    let beside =
+        matches!(&action, Action::Click(p) if matches!(p.target(), Ok(PointerTarget::Element(_))));
     let behind = match action {
-        Action::Click(_) | Action::Drag(_) | Action::SelectOption(_) | Action::FillForm(_) => {
+        Action::Click(_) | Action::Drag(_) | Action::SelectOption(_) | Action::FillForm(_)
+            if !beside =>
+        {
             actions::tabs::keep_behind(app, tab).await
         }
         _ => None,
     };
     let cancelled = sessions.register_inflight(tab);
     timing::mark("checked");
-    let outcome = match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
-        Either::Left((outcome, _)) => outcome,
-        Either::Right((Ok(error), _)) => Err(error),
-        Either::Right((Err(_), _)) => Err(BridgeError::internal("in-flight registration dropped")),
+    let work = async {
+        match select(Box::pin(actions::run(app, tab, action)), cancelled).await {
+            Either::Left((outcome, _)) => outcome,
+            Either::Right((Ok(error), _)) => Err(error),
+            Either::Right((Err(_), _)) => {
+                Err(BridgeError::internal("in-flight registration dropped"))
+            }
+        }
+    };
+    let (behind, outcome) = if beside {
+        actions::tabs::keep_behind_beside(app, tab, work).await
+    } else {
+        (behind, work.await)
     };
     actions::tabs::put_back(behind).await;
     match outcome {

@@ -25,6 +25,7 @@ use std::rc::Rc;
 use crate::actions::dom::{self, Node};
 use crate::actions::effects::Watch;
 use crate::actions::frames::{self, Reach};
+use crate::actions::tabs;
 use crate::app::App;
 use crate::cdp::{self, Target};
 use crate::core::keys::{is_known_key, key_events};
@@ -396,6 +397,8 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let button = button(p.button);
     let count = p.click_count();
+    // The focus rule (dispatch.rs) may still be moving the tab behind.
+    tabs::ready(tab).await;
     let watch = Watch::start(app, tab).await;
     let download_link = watch.download_link();
     // Set when the hit test after the mouse move fails: nothing is pressed.
@@ -515,6 +518,7 @@ async fn pick_option(
         await_promise: Some(false),
         user_gesture: Some(true),
     };
+    tabs::ready(tab).await;
     let watch = Watch::start(app, tab).await;
     let target = node.target.clone();
     let report = watch

@@ -4,8 +4,12 @@ use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening}
 use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
+use futures::channel::oneshot;
 use futures::future::{Either, join, join3, select};
 use serde_json::json;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
 
 use crate::actions::navigation;
 use crate::app::App;
@@ -133,6 +137,43 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     // Activating a tab leaves its minimized window as it is (see new_agent_tab).
     let _ = chrome::tabs_update(other, &json!({ "active": true })).await;
     behind
+}
+
+thread_local! {
+    /// Per tab, while [`keep_behind_beside`] runs: answered once [`keep_behind`]
+    /// is done (taken by [`ready`]).
+    static READY: RefCell<HashMap<i64, oneshot::Receiver<()>>> = RefCell::default();
+}
+
+/// [`keep_behind`] run beside `work` (an element `click`), not before it: its
+/// chrome.* calls (2 round trips, a third to swap tabs) overlap the CDP calls
+/// that resolve the element and its click point, which need neither. `work`
+/// must await [`ready`] before its mouse events (and before it lists the tabs
+/// for its side effects: `keep_behind` may create one).
+pub async fn keep_behind_beside<F: Future>(
+    app: &App,
+    tab: TabId,
+    work: F,
+) -> (Option<Behind>, F::Output) {
+    let (done, gate) = oneshot::channel();
+    READY.with(|r| r.borrow_mut().insert(tab.0, gate));
+    let keeping = async {
+        let behind = keep_behind(app, tab).await;
+        let _ = done.send(());
+        behind
+    };
+    let out = join(keeping, work).await;
+    READY.with(|r| r.borrow_mut().remove(&tab.0));
+    out
+}
+
+/// Waits until a mouse press in `tab` is safe for the person's focus: at once
+/// unless [`keep_behind_beside`] is still at work for it.
+pub async fn ready(tab: TabId) {
+    let gate = READY.with(|r| r.borrow_mut().remove(&tab.0));
+    if let Some(gate) = gate {
+        let _ = gate.await;
+    }
 }
 
 /// After the press: when the agent window [`keep_behind`] noted was shown all
