@@ -94,7 +94,7 @@ pub fn with_clickables(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) ->
             hint: None,
         });
     }
-    items.sort_by_key(|c| dom.nodes[c.node].order);
+    items.sort_unstable_by_key(|c| (dom.nodes[c.node].order, c.node));
     for c in &mut items {
         if c.name.is_none() {
             c.hint = hint(dom, c.node);
@@ -157,7 +157,7 @@ fn signalled(dom: &Dom<'_>, listed: &HashSet<usize>, main: usize) -> (Vec<usize>
         delegated.remove(id);
     }
     out.extend(delegated.iter().copied());
-    out.sort_by_key(|&id| dom.nodes[id].order);
+    out.sort_unstable_by_key(|&id| (dom.nodes[id].order, id));
     (out, delegated)
 }
 

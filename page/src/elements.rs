@@ -194,7 +194,7 @@ pub fn interactive_elements<'n>(
         };
         found.push((dom.nodes[id].order, candidate));
     }
-    found.sort_by_key(|(order, _)| *order);
+    found.sort_unstable_by_key(|(order, c)| (*order, c.node));
     found.into_iter().map(|(_, c)| c).collect()
 }
 
@@ -225,7 +225,7 @@ pub fn cap(dom: &Dom<'_>, mut items: Vec<Candidate>, main: usize) -> Elements {
             (!c.visible, kind)
         };
         let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_by_key(|&i| (rank(&items[i]), i));
+        order.sort_unstable_by_key(|&i| (rank(&items[i]), i));
         let mut keep = vec![false; items.len()];
         for &i in order.iter().take(ELEMENTS_MAX) {
             keep[i] = true;

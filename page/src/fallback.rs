@@ -25,7 +25,9 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
     let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
     let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
-    order.sort_by_key(|&i| dom.nodes[i].order);
+    // Unstable with the index as a tie-break: the stable sort's order, and one
+    // sort implementation fewer in the wasm.
+    order.sort_unstable_by_key(|&i| (dom.nodes[i].order, i));
     for id in order {
         let node = &dom.nodes[id];
         if node.kind != Kind::Element

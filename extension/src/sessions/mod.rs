@@ -135,7 +135,7 @@ impl Sessions {
             .values()
             .map(|s| (s.tab, s.agent_window))
             .collect();
-        tabs.sort();
+        tabs.sort_unstable();
         tabs
     }
 

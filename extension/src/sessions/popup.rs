@@ -50,7 +50,7 @@ impl Sessions {
                 client: s.client.clone(),
             })
             .collect();
-        list.sort_by(|a, b| (&a.client, a.tab_id).cmp(&(&b.client, b.tab_id)));
+        list.sort_unstable_by(|a, b| (&a.client, a.tab_id).cmp(&(&b.client, b.tab_id)));
         list
     }
 }
