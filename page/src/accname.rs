@@ -160,6 +160,11 @@ impl<'d, 'a> Names<'d, 'a> {
             .or_else(|| attr_text(dom, id, "aria-placeholder"))
     }
 
+    /// The text of `id`'s rendered subtree, joined as a name from content is.
+    pub fn text(&self, id: usize) -> String {
+        self.content(id, id, false)
+    }
+
     /// The text of the nodes `aria-labelledby` names, joined by spaces.
     fn labelledby(&self, id: usize) -> Option<String> {
         let doc = self.dom.nodes[id].doc;
@@ -186,7 +191,9 @@ impl<'d, 'a> Names<'d, 'a> {
         if matches!(tag, "input" | "select" | "textarea" | "button") {
             let doc = dom.nodes[id].doc;
             let own = dom.attr(id, "id");
+            // `for` points at the first element with the id (`getElementById`).
             let mut labels: Vec<usize> = own
+                .filter(|&i| self.by_id.get(&(doc, i)) == Some(&id))
                 .and_then(|i| self.labels_for.get(&(doc, i)))
                 .cloned()
                 .unwrap_or_default();
@@ -272,10 +279,22 @@ impl<'d, 'a> Names<'d, 'a> {
             return;
         }
         let apart = node.tag == "br" || node.layout.is_some_and(|l| !l.inline || l.atomic);
+        // An image's `alt`, even empty, is its whole name: no `title` then.
+        if matches!(node.tag.as_str(), "img" | "area")
+            && dom
+                .attr(id, "aria-label")
+                .is_none_or(|l| l.trim().is_empty())
+            && let Some(alt) = dom.attr(id, "alt")
+        {
+            if let Some(text) = non_empty(alt.to_owned()) {
+                out.push(Piece { text, apart: true });
+            }
+            return;
+        }
         let from_attr = attr_text(dom, id, "aria-label")
             .or_else(|| self.embedded_value(id))
             .or_else(|| match node.tag.as_str() {
-                "img" | "area" => attr_text(dom, id, "alt").or_else(|| attr_text(dom, id, "title")),
+                "img" | "area" => attr_text(dom, id, "title"),
                 "svg" => node
                     .children
                     .iter()

@@ -55,6 +55,25 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
             | "datetime-local" | "month" | "week" | "color" => dom.input_value(id),
             _ => None,
         };
+        // A textarea the snapshot gives no `textValue` for holds its default
+        // value, its text; an editor's or a `role=textbox`'s value is its text.
+        let text;
+        let whole = match whole {
+            None if node.tag == "textarea" => {
+                text = node
+                    .children
+                    .iter()
+                    .filter(|&&c| dom.nodes[c].kind == Kind::Text)
+                    .map(|&c| dom.nodes[c].text)
+                    .collect::<String>();
+                Some(text.as_str()).filter(|t| !t.is_empty())
+            }
+            None if role == "textbox" && node.tag != "input" => {
+                text = names.text(id);
+                Some(text.as_str()).filter(|t| !t.is_empty())
+            }
+            w => w,
+        };
         let whole = if is_password(dom, id) {
             whole.filter(|v| !v.is_empty()).map(|_| PASSWORD_MASK)
         } else {
@@ -84,7 +103,10 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
                     || dom
                         .attr(id, "aria-multiline")
                         .is_some_and(|v| v.trim() == "true")),
-            readonly: (matches!(node.tag.as_str(), "input" | "textarea")
+            // Chromium: `readonly` applies to text fields only, not to date,
+            // time or colour inputs.
+            readonly: ((node.tag == "textarea"
+                || (node.tag == "input" && !NATIVE_INPUT_TYPES.contains(&role)))
                 && dom.attr(id, "readonly").is_some())
                 || dom
                     .attr(id, "aria-readonly")
@@ -114,6 +136,8 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
     };
     match dom.nodes[id].tag.as_str() {
         "a" | "area" if dom.attr(id, "href").is_some() => Some("link"),
+        // Chromium makes an anchor with a click listener a link, `href` or not.
+        "a" if dom.nodes[id].clickable => Some("link"),
         "button" => Some("button"),
         "summary" => Some("button"),
         "textarea" => Some("textbox"),
