@@ -343,3 +343,94 @@ fn an_embedded_field_in_a_label_adds_its_value() {
     )];
     assert_eq!(name(body, "checkbox").as_deref(), Some("Deliver in 5 days"));
 }
+
+#[test]
+fn an_empty_label_is_the_name_placeholder_and_value_do_not_follow() {
+    let body = vec![
+        el("label", &[("for", "target")], vec![]),
+        el("input", &[T, ("placeholder", "Search")], vec![]),
+    ];
+    assert_eq!(name(body, "textbox"), None);
+    let body = vec![el(
+        "label",
+        &[],
+        vec![el(
+            "input",
+            &[T, ("type", "submit"), ("value", "Go")],
+            vec![],
+        )],
+    )];
+    assert_eq!(name(body, "button"), None);
+}
+
+#[test]
+fn a_label_for_names_only_the_first_element_with_the_id() {
+    let body = vec![
+        el("input", &[("id", "user"), ("title", "first")], vec![]),
+        el("label", &[("for", "user")], vec![text("User")]),
+        el(
+            "input",
+            &[("id", "user"), ("class", "t"), ("title", "Second")],
+            vec![],
+        ),
+    ];
+    let snap = page(body);
+    let dom = Dom::new(&snap);
+    let inputs: Vec<usize> = (0..dom.nodes.len())
+        .filter(|&i| dom.nodes[i].tag == "input")
+        .collect();
+    let names = Names::new(&dom);
+    assert_eq!(names.name(inputs[0], "textbox").as_deref(), Some("User"));
+    assert_eq!(names.name(inputs[1], "textbox").as_deref(), Some("Second"));
+}
+
+#[test]
+fn containers_give_no_content_to_a_name() {
+    for container in ["figure", "ul", "article", "table", "nav"] {
+        let link = el(
+            "a",
+            &[T, ("href", "/")],
+            vec![
+                el(container, &[], vec![text("Inside")]),
+                el("div", &[], vec![text("Headline")]),
+            ],
+        );
+        assert_eq!(
+            name(vec![link], "link").as_deref(),
+            Some("Headline"),
+            "{container}"
+        );
+    }
+    let link = el(
+        "a",
+        &[T, ("href", "/")],
+        vec![
+            el("div", &[("role", "list")], vec![text("Inside")]),
+            text("Headline"),
+        ],
+    );
+    assert_eq!(name(vec![link], "link").as_deref(), Some("Headline"));
+}
+
+#[test]
+fn an_empty_alt_hides_the_title_and_unrendered_titles_do_not_count() {
+    let link = el(
+        "a",
+        &[T, ("href", "/")],
+        vec![el("img", &[("alt", " "), ("title", "Help")], vec![])],
+    );
+    assert_eq!(name(vec![link], "link"), None);
+    let link = el(
+        "a",
+        &[T, ("href", "/")],
+        vec![
+            styled(
+                el("h2", &[("title", "Hidden story")], vec![unrendered("x")]),
+                "none",
+                "visible",
+            ),
+            el("span", &[], vec![text("Next")]),
+        ],
+    );
+    assert_eq!(name(vec![link], "link").as_deref(), Some("Next"));
+}
