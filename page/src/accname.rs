@@ -137,8 +137,9 @@ impl<'d, 'a> Names<'d, 'a> {
         }
     }
 
-    /// The accessible name of element `id` whose role is `role`, untrimmed of
-    /// inner runs of spaces; `None` when every step gives nothing.
+    /// The accessible name of element `id` whose role is `role`, not yet
+    /// whitespace-collapsed nor capped (`elements::clean` does both); `None` when
+    /// every step gives nothing.
     pub fn name(&self, id: usize, role: &str) -> Option<String> {
         let dom = self.dom;
         if let Some(t) = self.labelledby(id) {
