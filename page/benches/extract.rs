@@ -7,12 +7,16 @@
 //! much of the result the snapshot alone (`page::fallback`, no accessibility tree)
 //! gives the same: elements equal in every field, in order, and whether the
 //! Markdown is the same.
-//! Run: `cargo bench -p browser-bridge-page --bench extract -- CAPTURE.json…`.
+//! Run: `cargo bench -p browser-bridge-page --bench extract -- CAPTURE.json…`; with
+//! `EXTRACT_DIFF=1` set, also prints each element pair that differs (AX path first).
 #![allow(clippy::print_stdout)] // a benchmark prints its figures
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use browser_bridge_page::dom::Dom;
+use browser_bridge_page::elements::{Candidate, interactive_elements};
+use browser_bridge_page::fallback::snapshot_elements;
 use browser_bridge_page::{PageInputs, UidCache, shape_extract_with};
 use browser_bridge_protocol::TabId;
 use browser_bridge_protocol::action::Extract;
@@ -30,6 +34,50 @@ fn median_ms(mut f: impl FnMut()) -> f64 {
         .collect();
     ms.sort_by(f64::total_cmp);
     ms[RUNS / 2]
+}
+
+/// The candidates of both paths that differ, matched by DOM node: only in one, or
+/// with different fields.
+fn print_diff(inputs: &PageInputs) {
+    let dom = Dom::new(&inputs.snapshot);
+    let ax = interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()));
+    let snap = snapshot_elements(&dom);
+    let tag = |c: &Candidate| dom.nodes[c.node].tag.clone();
+    for a in &ax {
+        match snap.iter().find(|b| b.node == a.node) {
+            None => println!("  only ax   <{}> {:?} {:?}", tag(a), a.role, a.name),
+            Some(b) if a != b => {
+                let mut d = Vec::new();
+                if a.role != b.role {
+                    d.push(format!("role {:?} / {:?}", a.role, b.role));
+                }
+                if a.name != b.name {
+                    d.push(format!("name {:?} / {:?}", a.name, b.name));
+                }
+                if a.value != b.value {
+                    d.push(format!("value {:?} / {:?}", a.value, b.value));
+                }
+                if (a.visible, a.disabled, a.checked, a.multiline, a.readonly)
+                    != (b.visible, b.disabled, b.checked, b.multiline, b.readonly)
+                {
+                    d.push(format!("states {a:?} / {b:?}"));
+                }
+                if d.is_empty() {
+                    d.push(format!("other {a:?} / {b:?}"));
+                }
+                println!(
+                    "  diff <{}> #{} {}",
+                    tag(a),
+                    a.backend_node_id,
+                    d.join("; ")
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    for b in snap.iter().filter(|b| !ax.iter().any(|a| a.node == b.node)) {
+        println!("  only snap <{}> {:?} {:?}", tag(b), b.role, b.name);
+    }
 }
 
 fn main() {
@@ -65,6 +113,9 @@ fn main() {
             .zip(&alone.elements)
             .filter(|(a, b)| a == b)
             .count();
+        if std::env::var_os("EXTRACT_DIFF").is_some() {
+            print_diff(&inputs);
+        }
         let name = std::path::Path::new(&path)
             .file_stem()
             .unwrap_or_default()

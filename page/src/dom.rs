@@ -36,6 +36,9 @@ pub struct Layout {
     pub bounds: [f64; 4],
     /// `display` is `inline…` (or `contents`).
     pub inline: bool,
+    /// `display` is an atomic inline (`inline-block`, `inline-flex`…): a box of
+    /// its own inside the line (accessible names set its text apart).
+    pub atomic: bool,
     /// `visibility` is `hidden` or `collapse`.
     pub invisible: bool,
     /// `position` is `fixed` or `sticky`.
@@ -226,6 +229,7 @@ impl<'a> Dom<'a> {
                     bounds: [bound(0), bound(1), bound(2), bound(3)],
                     inline: s(style::DISPLAY).starts_with("inline")
                         || s(style::DISPLAY) == "contents",
+                    atomic: s(style::DISPLAY).starts_with("inline-"),
                     invisible: matches!(s(style::VISIBILITY), "hidden" | "collapse"),
                     pinned: matches!(s(style::POSITION), "fixed" | "sticky"),
                     fixed: s(style::POSITION) == "fixed",

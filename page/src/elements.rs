@@ -411,13 +411,16 @@ pub struct SelectOptions {
 }
 
 /// The options of `id` when it is a `<select>` (in its `<optgroup>`s too).
-/// Snapshots without `optionSelected` give no `value`.
+/// Snapshots without `optionSelected` give a drop-down the option HTML selects
+/// (the last marked `selected`, else the first).
 pub fn select_options(dom: &Dom<'_>, id: usize) -> Option<SelectOptions> {
     if dom.nodes[id].tag != "select" {
         return None;
     }
     let mut options = Vec::new();
     let mut selected = Vec::new();
+    let mut marked = Vec::new();
+    let mut first = None;
     let mut stack: Vec<usize> = dom.nodes[id].children.iter().rev().copied().collect();
     while let Some(n) = stack.pop() {
         match dom.nodes[n].tag.as_str() {
@@ -437,6 +440,10 @@ pub fn select_options(dom: &Dom<'_>, id: usize) -> Option<SelectOptions> {
                 if dom.option_selected(n) {
                     selected.push(label.clone());
                 }
+                if dom.attr(n, "selected").is_some() {
+                    marked.push(label.clone());
+                }
+                first.get_or_insert_with(|| label.clone());
                 if options.len() < OPTIONS_MAX {
                     options.push(label);
                 }
@@ -444,6 +451,16 @@ pub fn select_options(dom: &Dom<'_>, id: usize) -> Option<SelectOptions> {
             // `<optgroup>`s, and the slot of the select's user-agent shadow tree.
             _ => stack.extend(dom.nodes[n].children.iter().rev().copied()),
         }
+    }
+    // A snapshot without `optionSelected` (older Chromium): a drop-down shows the
+    // last option marked `selected`, else its first (HTML "selectedness").
+    let single = dom.attr(id, "multiple").is_none()
+        && dom
+            .attr(id, "size")
+            .and_then(|s| s.trim().parse::<u32>().ok())
+            .is_none_or(|s| s <= 1);
+    if selected.is_empty() && single {
+        selected.extend(marked.pop().or(first));
     }
     let value = (!selected.is_empty()).then(|| selected.join(", "));
     Some(SelectOptions {

@@ -4,12 +4,10 @@
 //! while an extract without elements would leave the agent unable to act.
 //!
 //! Roles follow HTML-AAM for the common controls and explicit `role` attributes;
-//! names follow the main steps of accname (aria-labelledby, aria-label, `<label>`,
-//! alt/title/placeholder, content). Less exact than Chromium's tree, which is used
-//! whenever it answers.
+//! names are computed as Chromium does ([`accname`](crate::accname)). Chromium's
+//! tree is still used whenever it answers.
 
-use std::collections::HashMap;
-
+use super::accname::Names;
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
     Candidate, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES, PASSWORD_MASK,
@@ -21,7 +19,7 @@ use browser_bridge_protocol::extract::Checked;
 /// Interactive elements of `dom` in document order, like
 /// [`interactive_elements`](super::elements::interactive_elements) (not capped yet).
 pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
-    let ids = IdIndex::new(dom);
+    let names = Names::new(dom);
     let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
     let mut order: Vec<usize> = (0..dom.nodes.len()).collect();
@@ -59,6 +57,25 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
             | "datetime-local" | "month" | "week" | "color" => dom.input_value(id),
             _ => None,
         };
+        // A textarea the snapshot gives no `textValue` for holds its default
+        // value, its text; an editor's or a `role=textbox`'s value is its text.
+        let text;
+        let whole = match whole {
+            None if node.tag == "textarea" => {
+                text = node
+                    .children
+                    .iter()
+                    .filter(|&&c| dom.nodes[c].kind == Kind::Text)
+                    .map(|&c| dom.nodes[c].text)
+                    .collect::<String>();
+                Some(text.as_str()).filter(|t| !t.is_empty())
+            }
+            None if role == "textbox" && node.tag != "input" => {
+                text = names.text(id);
+                Some(text.as_str()).filter(|t| !t.is_empty())
+            }
+            w => w,
+        };
         let whole = if is_password(dom, id) {
             whole.filter(|v| !v.is_empty()).map(|_| PASSWORD_MASK)
         } else {
@@ -71,7 +88,7 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
         items.push(Candidate {
             backend_node_id: node.backend_node_id,
             role: role.to_owned(),
-            name: name_of(dom, &ids, id, role).and_then(|n| clean(&n, NAME_MAX_CHARS)),
+            name: names.name(id, role).and_then(|n| clean(&n, NAME_MAX_CHARS)),
             value,
             visible: is_visible(dom, id) || labels.shows(dom, id),
             disabled: dom.attr(id, "disabled").is_some()
@@ -88,7 +105,10 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
                     || dom
                         .attr(id, "aria-multiline")
                         .is_some_and(|v| v.trim() == "true")),
-            readonly: (matches!(node.tag.as_str(), "input" | "textarea")
+            // Chromium: `readonly` applies to text fields only, not to date,
+            // time or colour inputs.
+            readonly: ((node.tag == "textarea"
+                || (node.tag == "input" && !NATIVE_INPUT_TYPES.contains(&role)))
                 && dom.attr(id, "readonly").is_some())
                 || dom
                     .attr(id, "aria-readonly")
@@ -118,6 +138,8 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
     };
     match dom.nodes[id].tag.as_str() {
         "a" | "area" if dom.attr(id, "href").is_some() => Some("link"),
+        // Chromium makes an anchor with a click listener a link, `href` or not.
+        "a" if dom.nodes[id].clickable => Some("link"),
         "button" => Some("button"),
         "summary" => Some("button"),
         "textarea" => Some("textbox"),
@@ -177,107 +199,4 @@ fn hidden(dom: &Dom<'_>, id: usize) -> bool {
         at = node.parent;
     }
     false
-}
-
-/// Element ids per document, for `aria-labelledby` and `<label for>`.
-struct IdIndex {
-    by_id: HashMap<(usize, String), usize>,
-    labels_for: HashMap<(usize, String), Vec<usize>>,
-}
-
-impl IdIndex {
-    fn new(dom: &Dom<'_>) -> IdIndex {
-        let mut by_id = HashMap::new();
-        let mut labels_for: HashMap<(usize, String), Vec<usize>> = HashMap::new();
-        for (i, n) in dom.nodes.iter().enumerate() {
-            if n.kind != Kind::Element {
-                continue;
-            }
-            if let Some(v) = dom.attr(i, "id") {
-                by_id.entry((n.doc, v.to_owned())).or_insert(i);
-            }
-            if n.tag == "label"
-                && let Some(f) = dom.attr(i, "for")
-            {
-                labels_for.entry((n.doc, f.to_owned())).or_default().push(i);
-            }
-        }
-        IdIndex { by_id, labels_for }
-    }
-}
-
-/// The accessible name, by the first accname step that gives text.
-fn name_of(dom: &Dom<'_>, ids: &IdIndex, id: usize, role: &str) -> Option<String> {
-    let doc = dom.nodes[id].doc;
-    let non_empty = |s: String| (!s.trim().is_empty()).then_some(s);
-    if let Some(refs) = dom.attr(id, "aria-labelledby") {
-        let text: Vec<String> = refs
-            .split_whitespace()
-            .filter_map(|r| ids.by_id.get(&(doc, r.to_owned())))
-            .map(|&n| text_of(dom, n))
-            .collect();
-        if let Some(t) = non_empty(text.join(" ")) {
-            return Some(t);
-        }
-    }
-    if let Some(label) = dom
-        .attr(id, "aria-label")
-        .map(str::to_owned)
-        .and_then(non_empty)
-    {
-        return Some(label);
-    }
-    let tag = dom.nodes[id].tag.as_str();
-    let control = matches!(tag, "input" | "select" | "textarea");
-    if control {
-        let mut labels: Vec<String> = dom
-            .attr(id, "id")
-            .and_then(|i| ids.labels_for.get(&(doc, i.to_owned())))
-            .map(|ls| ls.iter().map(|&l| text_of(dom, l)).collect())
-            .unwrap_or_default();
-        let mut at = dom.nodes[id].parent;
-        while let Some(a) = at {
-            if dom.nodes[a].tag == "label" {
-                labels.push(text_of(dom, a));
-                break;
-            }
-            at = dom.nodes[a].parent;
-        }
-        if let Some(t) = non_empty(labels.join(" ")) {
-            return Some(t);
-        }
-        if tag == "input" && role == "button" {
-            let v = dom
-                .attr(id, "value")
-                .or_else(|| dom.attr(id, "alt"))
-                .map(str::to_owned);
-            if let Some(v) = v.and_then(non_empty) {
-                return Some(v);
-            }
-        }
-    } else if let Some(t) = non_empty(text_of(dom, id)) {
-        return Some(t);
-    }
-    ["title", "placeholder", "alt"]
-        .iter()
-        .find_map(|a| dom.attr(id, a).map(str::to_owned).and_then(non_empty))
-}
-
-/// Rendered text under `id` (image alt text included), whitespace-collapsed.
-fn text_of(dom: &Dom<'_>, id: usize) -> String {
-    let mut out = Vec::new();
-    let mut stack = vec![id];
-    while let Some(n) = stack.pop() {
-        let node = &dom.nodes[n];
-        match node.kind {
-            Kind::Text if node.layout.is_some_and(|l| !l.invisible) => out.push(node.text),
-            Kind::Element if node.tag == "img" => out.extend(dom.attr(n, "alt")),
-            Kind::Element if matches!(node.tag.as_str(), "script" | "style" | "template") => {}
-            _ => stack.extend(dom.render_children(n).into_iter().rev()),
-        }
-    }
-    out.join(" ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }

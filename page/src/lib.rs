@@ -37,6 +37,7 @@
 //! 8.5 kB, median extract 170 ms; Playwright MCP's snapshot of the same pages has a
 //! median of 36.5 kB.
 
+pub mod accname;
 pub mod blocklist;
 pub mod changes;
 pub mod clickable;

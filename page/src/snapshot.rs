@@ -55,7 +55,7 @@ pub struct CapturedSnapshot {
 /// DOM size (nodes, all frames) above which `extract` does not ask for the
 /// accessibility tree: past it, `Accessibility.getFullAXTree` costs seconds and
 /// megabytes (25 000 nodes → 10 MB, 3 s), while the snapshot-only element list
-/// (`page::fallback`) agrees with it on 93 % of the corpus elements.
+/// (`page::fallback`) agrees with it on 4 665 of the 4 666 corpus elements.
 pub const AX_TREE_MAX_NODES: usize = 15_000;
 
 impl CapturedSnapshot {
