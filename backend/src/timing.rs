@@ -31,10 +31,13 @@ pub fn epoch_ms() -> f64 {
         .unwrap_or_default()
 }
 
-/// One request's marks `(label, epoch ms)`, shared by the tasks it passes
-/// through; `None` when not asked for.
+/// Marks `(label, epoch ms)` in the order taken.
+type Marks = Vec<(&'static str, f64)>;
+
+/// One request's marks, shared by the tasks it passes through; `None` when not
+/// asked for.
 #[derive(Debug, Clone, Default)]
-pub struct Trace(Option<Arc<Mutex<Vec<(&'static str, f64)>>>>);
+pub struct Trace(Option<Arc<Mutex<Marks>>>);
 
 impl Trace {
     /// A trace that records.
