@@ -31,6 +31,7 @@ pub mod hub;
 pub mod mcp;
 pub mod observe;
 pub mod server;
+pub mod timing;
 pub mod tool;
 
 pub use bridge::Bridge;

@@ -251,10 +251,45 @@ impl Stack {
         self.act_with(Some(client), action).await
     }
 
+    /// `POST /v1/act` asking for the backend's timing marks
+    /// (`Browser-Bridge-Timing`): the result and the response's `Server-Timing`
+    /// value (`browser_bridge_backend::timing`).
+    ///
+    /// # Errors
+    /// As [`Stack::act`]; `transport` when the header is missing.
+    pub async fn act_timed(&self, action: Value) -> Result<(Value, String), ActError> {
+        let timing = std::sync::Mutex::new(None);
+        let result = self.send_act(None, true, action, &timing).await?;
+        let timing = timing
+            .lock()
+            .expect("lock")
+            .take()
+            .ok_or_else(|| ActError {
+                status: 200,
+                code: "transport".into(),
+                message: "no Server-Timing header".into(),
+            })?;
+        Ok((result, timing))
+    }
+
     async fn act_with(&self, client: Option<&str>, action: Value) -> Result<Value, ActError> {
+        self.send_act(client, false, action, &std::sync::Mutex::new(None))
+            .await
+    }
+
+    async fn send_act(
+        &self,
+        client: Option<&str>,
+        timed: bool,
+        action: Value,
+        timing: &std::sync::Mutex<Option<String>>,
+    ) -> Result<Value, ActError> {
         let mut request = self.http.post(format!("{}/v1/act", self.base_url));
         if let Some(client) = client {
             request = request.header("Browser-Bridge-Client", client);
+        }
+        if timed {
+            request = request.header("Browser-Bridge-Timing", "1");
         }
         let response = request
             .bearer_auth(&self.token)
@@ -268,6 +303,11 @@ impl Stack {
                 message: e.to_string(),
             })?;
         let status = response.status().as_u16();
+        *timing.lock().expect("lock") = response
+            .headers()
+            .get("server-timing")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body: Value = response.json().await.map_err(|e| ActError {
             status,
             code: "transport".into(),

@@ -5,9 +5,11 @@
 //! Beside them: `chrome.debugger.sendCommand` timed inside the worker (the floor
 //! of the extension's CDP hop) and `GET /v1/hello` (the HTTP share).
 //!
-//! The two one-way legs compare two clocks (the bench's `SystemTime`, Chrome's
-//! `performance.timeOrigin + now()`): their sum is exact, the split only as good
-//! as the clocks agree.
+//! The backend's marks come back in each answer's `Server-Timing`
+//! (`browser_bridge_backend::timing`): the same clock as the bench's. The two
+//! legs between the backend and the extension compare two clocks (`SystemTime`,
+//! Chrome's `performance.timeOrigin + now()`): their sum is exact, the split only
+//! as good as the clocks agree.
 
 use std::fmt::Write as _;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -81,14 +83,67 @@ async fn worker_session(stack: &Stack) -> Result<String> {
     Ok(stack.chromium.send(&attach, None).await?.session_id.0)
 }
 
+/// The backend's marks and their spans, in order (`browser_bridge_backend::timing`).
+const BACKEND_OUT: [(&str, &str, &str); 6] = [
+    (
+        "sent",
+        "handler",
+        "bench → handler: HTTP write, hyper read, auth, body",
+    ),
+    ("handler", "decoded", "decode and validate the action"),
+    ("decoded", "owner", "hop: HTTP task → hub owner task"),
+    ("owner", "encoded", "route, request frame encoding"),
+    ("encoded", "ws_task", "hop: owner task → socket task"),
+    ("ws_task", "ws_written", "WebSocket frame write"),
+];
+
+/// After the extension: its `sent` → the backend's marks → the bench.
+const BACKEND_BACK: [(&str, &str, &str); 4] = [
+    (
+        "ws_read",
+        "owner_resp",
+        "response frame decoding, hop: socket task → owner task",
+    ),
+    ("owner_resp", "reply", "hop: owner task → HTTP task"),
+    ("reply", "encoded_resp", "result to JSON"),
+    (
+        "encoded_resp",
+        "answered",
+        "HTTP write, bench's read and JSON parse",
+    ),
+];
+
+/// The backend's marks of one `Server-Timing` value (`t0;desc="<epoch ms>"`, then
+/// `<label>;dur=<ms since t0>`), each as epoch ms.
+fn server_marks(value: &str) -> Record {
+    let mut t0 = 0.0;
+    let mut out = Vec::new();
+    for part in value.split(',') {
+        let mut fields = part.trim().split(';');
+        let label = fields.next().unwrap_or_default();
+        for field in fields {
+            if let Some(desc) = field.strip_prefix("desc=") {
+                t0 = desc.trim_matches('"').parse().unwrap_or(0.0);
+            } else if let Some(dur) = field.strip_prefix("dur=") {
+                out.push((label.to_owned(), t0 + dur.parse().unwrap_or(f64::NAN)));
+            }
+        }
+    }
+    out
+}
+
+/// One run as seen from outside the extension: the bench's `(sent, answered)`
+/// epoch ms and the backend's marks.
+type Outside = ((f64, f64), Record);
+
 /// Runs `action` `n` times (after 3 untimed) with the marks on: each run's marks,
-/// and the bench's `(sent, answered)` epoch ms and total ms.
+/// what was seen outside the extension, and total ms.
 async fn traced(
     stack: &Stack,
     worker: &str,
     action: &Value,
     n: usize,
-) -> Result<(Vec<Record>, Vec<(f64, f64)>, Vec<f64>)> {
+) -> Result<(Vec<Record>, Vec<Outside>, Vec<f64>)> {
     let chromium = &stack.chromium;
     chromium
         .eval(worker, "globalThis.__bbTrace = true; return 1")
@@ -102,9 +157,9 @@ async fn traced(
     let (mut outside, mut totals) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..n {
         let (sent, t) = (epoch_ms(), Instant::now());
-        stack.act(action.clone()).await?;
+        let (_, timing) = stack.act_timed(action.clone()).await?;
         totals.push(t.elapsed().as_secs_f64() * 1000.0);
-        outside.push((sent, epoch_ms()));
+        outside.push(((sent, epoch_ms()), server_marks(&timing)));
     }
     let marks = chromium
         .eval(
@@ -187,13 +242,32 @@ pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<Str
     let row = |out: &mut String, name: &str, v: Vec<f64>| {
         let _ = writeln!(out, "| {name} | {:.3} |", p50(v));
     };
-    let legs = || records.iter().zip(&outside);
+    // The bench's and the backend's marks of each run, then the extension's.
+    let joined: Vec<Record> = records
+        .iter()
+        .zip(&outside)
+        .map(|(ext, ((sent, answered), backend))| {
+            let mut all = vec![("sent".to_owned(), *sent)];
+            all.extend(backend.iter().cloned());
+            all.push(("answered".to_owned(), *answered));
+            all.push(("ext_recv".to_owned(), at(ext, "recv").unwrap_or(f64::NAN)));
+            all.push(("ext_sent".to_owned(), at(ext, "sent").unwrap_or(f64::NAN)));
+            all
+        })
+        .collect();
+    let span = |from: &str, to: &str| -> Vec<f64> {
+        joined
+            .iter()
+            .filter_map(|r| Some(at(r, to)? - at(r, from)?))
+            .collect()
+    };
+    for (from, to, name) in BACKEND_OUT {
+        row(&mut out, name, span(from, to));
+    }
     row(
         &mut out,
-        "bench → extension: HTTP, backend, WS (one way, two clocks)",
-        legs()
-            .filter_map(|(r, (sent, _))| Some(at(r, "recv")? - sent))
-            .collect(),
+        "WS: backend write → extension `recv` (two clocks)",
+        span("ws_written", "ext_recv"),
     );
     for (i, stage) in STAGES.iter().enumerate() {
         let v = records
@@ -204,9 +278,23 @@ pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<Str
     }
     row(
         &mut out,
-        "extension → bench: WS, backend, HTTP (one way, two clocks)",
-        legs()
-            .filter_map(|(r, (_, back))| Some(back - at(r, "sent")?))
+        "WS: extension `sent` → backend read (two clocks)",
+        span("ext_sent", "ws_read"),
+    );
+    for (from, to, name) in BACKEND_BACK {
+        row(&mut out, name, span(from, to));
+    }
+    row(
+        &mut out,
+        "**in the backend** (`handler` → `ws_written`, `ws_read` → `encoded_resp`)",
+        joined
+            .iter()
+            .filter_map(|r| {
+                Some(
+                    at(r, "ws_written")? - at(r, "handler")? + at(r, "encoded_resp")?
+                        - at(r, "ws_read")?,
+                )
+            })
             .collect(),
     );
     let inside: Vec<f64> = records.iter().filter_map(|r| inside(r)).collect();

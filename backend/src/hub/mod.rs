@@ -37,6 +37,7 @@ pub mod browsers;
 pub mod clients;
 pub mod several;
 use crate::observe::Observer;
+use crate::timing::Trace;
 pub mod pool;
 mod route;
 
@@ -131,8 +132,8 @@ pub struct HubStatus {
 #[derive(Debug)]
 pub(crate) enum Outbound {
     /// Send this encoded message as a text frame, then take its length off the
-    /// connection's [`Attachment::queued`] bytes.
-    Send(String),
+    /// connection's [`Attachment::queued`] bytes; marks go on the request's trace.
+    Send(String, Trace),
     /// Close the socket with this code and reason, then stop.
     Close(u16, String),
 }
@@ -157,6 +158,8 @@ struct Job {
     reply: oneshot::Sender<ActOutcome>,
     /// It already waited for its client's last-used browser to come back.
     waited: bool,
+    /// The caller's timing marks ([`crate::timing`]).
+    trace: Trace,
 }
 
 enum Command {
@@ -171,6 +174,8 @@ enum Command {
     Response {
         conn: ConnNo,
         response: Response,
+        /// When its frame was read off the socket (epoch ms, [`crate::timing`]).
+        read_at: f64,
     },
     Status {
         reply: oneshot::Sender<HubStatus>,
@@ -276,8 +281,12 @@ impl ExtensionHub {
         let _ = self.tx.send(Command::Detach { conn });
     }
 
-    pub(crate) fn respond(&self, conn: ConnNo, response: Response) {
-        let _ = self.tx.send(Command::Response { conn, response });
+    pub(crate) fn respond(&self, conn: ConnNo, response: Response, read_at: f64) {
+        let _ = self.tx.send(Command::Response {
+            conn,
+            response,
+            read_at,
+        });
     }
 
     /// Records an event of the extension `client_id` (PROTOCOL.md §11); a
@@ -381,6 +390,7 @@ impl ExtensionHub {
                 action,
                 reply,
                 waited: false,
+                trace: Trace::current(),
             }))
             .map_err(|_| BridgeError::internal("the backend's extension hub has stopped"))?;
         let mut outcome = rx.await.unwrap_or_else(|_| {
@@ -424,6 +434,7 @@ struct Pending {
     target: Target,
     /// The client that sent `close_tab` for this request's tab while it ran.
     closed_by: Option<Arc<str>>,
+    trace: Trace,
 }
 
 impl Pending {
@@ -516,7 +527,11 @@ impl Owner {
             Command::TabClosed(browser, tab) => self.registries.closed(&browser, tab),
             Command::Attach(attachment) => self.attach(attachment),
             Command::Detach { conn } => self.detach(conn),
-            Command::Response { conn, response } => self.response(conn, response),
+            Command::Response {
+                conn,
+                response,
+                read_at,
+            } => self.response(conn, response, read_at),
             Command::CloseAll => {
                 self.shutting_down = true;
                 for conn in std::mem::take(&mut self.connections) {
@@ -607,9 +622,11 @@ impl Owner {
         }
     }
 
-    fn response(&mut self, conn: ConnNo, response: Response) {
+    fn response(&mut self, conn: ConnNo, response: Response, read_at: f64) {
         match self.in_flight.complete(&response.id, conn) {
             Completion::Answered(pending) => {
+                pending.trace.mark_at("ws_read", read_at);
+                pending.trace.mark("owner_resp");
                 let mut outcome = match response.outcome {
                     Ok(result) if result.action_name() != pending.action => {
                         Err(BridgeError::internal(format!(

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use browser_bridge_protocol::{Action, ActionResult, BridgeError, Message, Request, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::timing::Trace;
+
 use super::browsers::{self, Choice, Known};
 use super::clients::{Route, Target};
 use super::pool::Completion;
@@ -23,6 +25,7 @@ use super::{
 impl Owner {
     /// Routes and sends one action (or makes it wait, or answers it).
     pub(super) fn act(&mut self, job: Job) {
+        job.trace.mark("owner");
         if self.shutting_down {
             let _ = job.reply.send(Err(shutting_down_error()));
             return;
@@ -160,6 +163,7 @@ impl Owner {
                     action: job.action.clone(),
                     reply,
                     waited: true,
+                    trace: Trace::default(),
                 });
                 (name, rx)
             })
@@ -177,6 +181,7 @@ impl Owner {
             browser,
             mut action,
             reply,
+            trace,
             ..
         } = job;
         let (opened, answer) = oneshot::channel();
@@ -190,6 +195,7 @@ impl Owner {
             action: open,
             reply: opened,
             waited: true,
+            trace: Trace::default(),
         });
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -218,6 +224,7 @@ impl Owner {
                 action,
                 reply,
                 waited: true,
+                trace,
             };
             if let Some(tx) = tx.upgrade()
                 && let Err(mpsc::error::SendError(Command::Act(job))) = tx.send(Command::Act(job))
@@ -238,6 +245,7 @@ impl Owner {
                 client,
                 action,
                 reply,
+                trace,
                 ..
             } = job;
             let timeout = self
@@ -268,6 +276,7 @@ impl Owner {
                 browser,
                 target,
                 closed_by: None,
+                trace: trace.clone(),
             };
             let conn_no = conn.conn;
             let text = Message::Request(Request {
@@ -292,7 +301,8 @@ impl Owner {
             self.in_flight
                 .insert(id.clone(), conn_no, Instant::now() + timeout, pending);
             tracing::debug!(%id, action = name, conn = conn_no, "request sent");
-            if conn.outbound.send(Outbound::Send(text)).is_err() {
+            trace.mark("encoded");
+            if conn.outbound.send(Outbound::Send(text, trace)).is_err() {
                 // The socket task ended between the check and the send.
                 if let Completion::Answered(p) = self.in_flight.complete(&id, conn_no) {
                     p.answer(Err(dropped_error()));

@@ -8,7 +8,8 @@
 //! JSON (`invalid_request`, nothing sent); 503 for `not_connected`; 504 for `timeout`.
 //!
 //! The caller's client (PROTOCOL.md §5 "Clients") is the `Browser-Bridge-Client`
-//! header ([`client_name`]), else the shared `http` client.
+//! header ([`client_name`]), else the shared `http` client. A `Browser-Bridge-Timing`
+//! header adds the backend's marks as `Server-Timing` ([`crate::timing`]).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -28,6 +29,7 @@ use crate::hub::HubStatus;
 use crate::hub::clients::{CLIENT_HEADER, HTTP_CLIENT, check_client_name};
 use crate::server::handshake::token_matches;
 use crate::server::state::AppState;
+use crate::timing::{TIMING_HEADER, Trace};
 
 /// The HTTP status for an error code on `/v1/act`. A code from a newer extension
 /// that this version does not know is passed through unchanged, as 422 (PROTOCOL.md §4).
@@ -177,6 +179,11 @@ pub async fn act(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let trace = match headers.contains_key(TIMING_HEADER) {
+        true => Trace::on(),
+        false => Trace::default(),
+    };
+    trace.mark("handler");
     let client = match client_name(&headers, HTTP_CLIENT) {
         Ok(client) => client,
         Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
@@ -218,11 +225,19 @@ pub async fn act(
         Ok(decoded) => decoded,
         Err(error) => return error_response(StatusCode::UNPROCESSABLE_ENTITY, error),
     };
+    trace.mark("decoded");
     let hub = state.hub.for_client(client).for_browser(browser.as_deref());
-    match hub.act(action).await {
+    let outcome = trace.clone().scope(hub.act(action)).await;
+    trace.mark("reply");
+    let mut response = match outcome {
         Ok(result) => Json(result).into_response(),
         Err(error) => error_response(status_for(error.code.clone()), error),
+    };
+    trace.mark("encoded_resp");
+    if let Some(value) = trace.server_timing().and_then(|v| v.try_into().ok()) {
+        response.headers_mut().insert("server-timing", value);
     }
+    response
 }
 
 /// A `/v1/act` body: the action, and the `browser` it goes to (PROTOCOL.md §5

@@ -34,6 +34,7 @@ use crate::hub::{Attachment, ExtensionHub, ExtensionInfo, Outbound};
 use crate::server::handshake::{self, Input, Policy, State as Handshake};
 use crate::server::slots::{Folded, MAX_ADMIT_WAIT_MS, MAX_EXTENSION_SOCKETS, Slot};
 use crate::server::state::AppState;
+use crate::timing::epoch_ms;
 
 /// Close code for a frame above [`MAX_MESSAGE_BYTES`] (RFC 6455 "message too big").
 pub const CLOSE_TOO_BIG: u16 = 1009;
@@ -369,8 +370,9 @@ async fn run_connection(
                 last_inbound = Instant::now();
                 match frame {
                     WsMessage::Text(text) => {
+                        let read_at = epoch_ms();
                         let decoded = off_runtime(text, decode_noting_response).await;
-                        if let Some(reply) = on_decoded(decoded, conn, client_id, hub)
+                        if let Some(reply) = on_decoded(decoded, conn, client_id, hub, read_at)
                             && let Err(failure) = send_bounded(
                                 socket,
                                 WsMessage::text(reply.encode()),
@@ -391,9 +393,11 @@ async fn run_connection(
                 }
             }
             out = outgoing.frames.recv() => match out {
-                Some(Outbound::Send(text)) => {
+                Some(Outbound::Send(text, trace)) => {
+                    trace.mark("ws_task");
                     let len = text.len();
                     let sent = send_bounded(socket, WsMessage::text(text), idle_deadline, timeouts).await;
+                    trace.mark("ws_written");
                     outgoing.queued.fetch_sub(len, Ordering::AcqRel);
                     if let Err(failure) = sent {
                         return ended(failure);
@@ -420,9 +424,10 @@ fn on_decoded(
     conn: u64,
     client_id: &str,
     hub: &ExtensionHub,
+    read_at: f64,
 ) -> Option<Message> {
     match decoded {
-        Ok(Message::Response(response)) => hub.respond(conn, response),
+        Ok(Message::Response(response)) => hub.respond(conn, response, read_at),
         Ok(Message::Event(event)) => hub.event(client_id, event.event),
         Ok(Message::Ping(ping)) => return Some(Message::Pong(Pong { nonce: ping.nonce })),
         Ok(Message::Pong(_)) => {}
@@ -442,6 +447,7 @@ fn on_decoded(
                         e.error.message
                     )),
                 ),
+                read_at,
             ),
             _ => {
                 tracing::warn!(conn, error = %e.error.message, "undecodable frame from the extension ignored")

@@ -3,6 +3,7 @@
 //! case-insensitive `Authorization` scheme (RFC 9110 §11.1).
 
 use crate::common::*;
+use browser_bridge_backend::server::ServerHandle;
 use browser_bridge_backend::{Bridge, RemoteBridge};
 use browser_bridge_protocol::{Action, ErrorCode, MAX_MESSAGE_BYTES};
 use serde_json::{Value, json};
@@ -74,4 +75,90 @@ async fn the_authorization_scheme_is_case_insensitive() {
         .await
         .unwrap();
     assert_eq!(response.status().as_u16(), 401);
+}
+
+/// POSTs `body` with `Browser-Bridge-Timing` when `timed`; (status, the
+/// `Server-Timing` value).
+async fn act_timing(
+    server: &ServerHandle,
+    body: &'static str,
+    timed: bool,
+) -> (u16, Option<String>) {
+    let mut request = http()
+        .post(format!("{}/v1/act", server.base_url()))
+        .bearer_auth(&server.token)
+        .body(body);
+    if timed {
+        request = request.header("Browser-Bridge-Timing", "1");
+    }
+    let response = request.send().await.unwrap();
+    let timing = response
+        .headers()
+        .get("server-timing")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (response.status().as_u16(), timing)
+}
+
+/// The labels of a `Server-Timing` value after `t0`, checking each `dur` is not
+/// before the previous one and `t0` is this machine's epoch ms.
+fn timing_labels(value: &str) -> Vec<String> {
+    let mut parts = value.split(", ");
+    let t0: f64 = parts
+        .next()
+        .and_then(|p| p.strip_prefix("t0;desc=\""))
+        .and_then(|p| p.strip_suffix('"'))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no t0 in {value}"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0;
+    assert!((now - 10_000.0..=now).contains(&t0), "t0 {t0} vs now {now}");
+    let mut last = 0.0;
+    parts
+        .map(|p| {
+            let (label, dur) = p.split_once(";dur=").unwrap_or_else(|| panic!("{p}"));
+            let dur: f64 = dur.parse().unwrap();
+            assert!(dur >= last, "{label} at {dur} before {last} in {value}");
+            last = dur;
+            label.to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_timing_header_answers_the_backend_marks_in_order() {
+    let server = start(options()).await;
+    const EVAL: &str = r#"{"action":"evaluate","expression":"return 3"}"#;
+    // Not connected: the marks up to the hub and back, no socket's.
+    let (status, timing) = act_timing(&server, EVAL, true).await;
+    assert_eq!(status, 503);
+    assert_eq!(
+        timing_labels(&timing.expect("Server-Timing on an error too")),
+        ["handler", "decoded", "owner", "reply", "encoded_resp"]
+    );
+    let ws = connect_extension(&server, "timed").await;
+    wait_connected(&server, "timed").await;
+    let _ext = serve_requests(ws, echo_evaluate);
+    let (status, timing) = act_timing(&server, EVAL, true).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        timing_labels(&timing.expect("Server-Timing")),
+        [
+            "handler",
+            "decoded",
+            "owner",
+            "encoded",
+            "ws_task",
+            "ws_written",
+            "ws_read",
+            "owner_resp",
+            "reply",
+            "encoded_resp"
+        ]
+    );
+    // Not asked for: no header, on success or on a refused body.
+    assert_eq!(act_timing(&server, EVAL, false).await, (200, None));
+    assert_eq!(act_timing(&server, "{", false).await.1, None);
 }
