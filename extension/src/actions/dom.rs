@@ -146,7 +146,7 @@ pub async fn resolve(
     })
 }
 
-/// `document.querySelector`, then the shadow-root walk ([`DEEP_QUERY`]), in one
+/// `document.querySelector`, then the shadow-root walk (`DEEP_QUERY`), in one
 /// `Runtime.evaluate` that answers the element's handle, then `DOM.describeNode`
 /// for its `backendNodeId`: two round trips, and no `DOM.getDocument` (which
 /// costs 4–14 ms a call on a static page, measured) nor node ids to keep
