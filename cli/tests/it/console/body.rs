@@ -61,9 +61,10 @@ fn head(server: &ServerHandle, path: &str, extra: &str) -> String {
 #[tokio::test]
 async fn bodies_are_read_after_the_guard_capped_and_under_a_deadline() {
     let (server, session) = signed_in(crate::common::options()).await;
-    // No session, a megabyte announced, no byte sent: refused at once.
+    // No session, a megabyte announced, no byte sent: refused at once, and the
+    // connection is not kept waiting for the body.
     for path in ["/console/api/runs", "/console/api/stop_all"] {
-        let (status, took, _) = raw(
+        let (status, took, closed) = raw(
             &server,
             &head(&server, path, "Content-Length: 1000000\r\n"),
             b"",
@@ -72,6 +73,7 @@ async fn bodies_are_read_after_the_guard_capped_and_under_a_deadline() {
         .await;
         assert_eq!(status, 401, "{path}");
         assert!(took < Duration::from_secs(2), "{path}: {took:?}");
+        assert!(closed, "{path}: the connection is closed");
     }
     // Forged sessions and cookies fare no better.
     let forged = format!(
