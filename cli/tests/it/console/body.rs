@@ -142,3 +142,38 @@ async fn bodies_are_read_after_the_guard_capped_and_under_a_deadline() {
         200
     );
 }
+
+#[tokio::test]
+async fn many_anonymous_huge_bodies_are_refused_at_once_and_hold_nothing() {
+    let (server, session) = signed_in(crate::common::options()).await;
+    // No session (401), or a foreign Origin on the code exchange (403).
+    let own = own_origin(&server);
+    let started = Instant::now();
+    let attempts = (0..64).map(|i| {
+        let (path, origin, status) = [
+            ("/console/api/runs", own.as_str(), 401),
+            ("/console/api/session", "http://evil.test", 403),
+        ][i % 2];
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nOrigin: {origin}\r\nContent-Length: 30000000\r\n\r\n",
+            server.addr
+        );
+        let server = &server;
+        async move { (raw(server, &head, b"", Duration::from_secs(5)).await, status) }
+    });
+    for ((status, _, closed), wanted) in futures_util::future::join_all(attempts).await {
+        assert_eq!(status, wanted);
+        assert!(closed);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        get(&server, "/console/api/state", &[(SESSION, &session)])
+            .await
+            .0,
+        200
+    );
+}
