@@ -81,10 +81,10 @@ impl Store {
             path: path.clone(),
             source,
         };
-        std::fs::create_dir_all(&self.dir).map_err(io)?;
+        private_dir(&self.dir).map_err(io)?;
         let temporary = self.dir.join(format!(".{}.json.tmp", stored.experience.id));
         let json = serde_json::to_vec(stored).expect("experiences serialise");
-        std::fs::write(&temporary, json).map_err(io)?;
+        private_write(&temporary, &json).map_err(io)?;
         std::fs::rename(&temporary, &path).map_err(io)
     }
 
@@ -185,6 +185,35 @@ pub fn new_id(created_ms: u64) -> String {
     format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
 }
 
+/// Creates `dir` and missing parents mode 0700 (tasks and pages' text are the
+/// person's own, as README says of the config directory); an existing one is narrowed.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        builder.mode(0o700);
+        builder.create(dir)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+    }
+    #[cfg(not(unix))]
+    builder.create(dir)
+}
+
+/// Writes `bytes` to a new or truncated `path`, mode 0600.
+fn private_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +265,14 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(store.dir()), 0o700, "memory/ is private");
+            assert_eq!(mode(&dir), 0o700, "so is a config dir it creates");
+            assert_eq!(mode(&store.dir().join("a1.json")), 0o600);
+        }
         store.forget("a1").unwrap();
         assert_eq!(store.load().stored.len(), 1);
         assert_eq!(store.clear().unwrap(), 1);

@@ -225,17 +225,26 @@ impl RemoteBridge {
 
 impl RemoteBridge {
     /// `POST /v1/console/link`, after [`RemoteBridge::prove`]: the one-time
-    /// console link `<base>/console/open?code=<code>` (works once, for 60 s;
-    /// PROTOCOL.md §2.2 "Console").
+    /// console link `<base>/#code=<code>` (works once, for 60 s; PROTOCOL.md
+    /// §2.2 "Console").
     ///
     /// # Errors
-    /// As [`RemoteBridge::status`]; `invalid_request` when too many links are pending.
+    /// As [`RemoteBridge::status`]; `internal_error` when too many links are
+    /// pending (serve's 429: not a usage error, a wait-and-retry).
     pub async fn console_link(&self) -> Result<String, BridgeError> {
         let request = self.client.post(format!("{}/v1/console/link", self.base));
-        let value = self.proven_json(request, "console link").await?;
+        let value = self
+            .proven_json(request, "console link")
+            .await
+            .map_err(|error| match error.code {
+                ErrorCode::InvalidRequest => {
+                    BridgeError::internal(format!("serve refused a new link: {}", error.message))
+                }
+                _ => error,
+            })?;
         let path = value["path"]
             .as_str()
-            .filter(|p| p.starts_with("/console/open?code="))
+            .filter(|p| p.starts_with("/#code="))
             .ok_or_else(|| BridgeError::internal("console link: no path in serve's answer"))?;
         Ok(format!("{}{path}", self.base))
     }

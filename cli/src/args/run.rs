@@ -75,7 +75,8 @@ pub(crate) struct ServeModelArgs {
     /// As `run --base-url`.
     #[arg(long, env = "BROWSER_BRIDGE_BASE_URL", value_name = "URL")]
     pub(crate) base_url: Option<String>,
-    /// As `run --api-key`.
+    /// As `run --api-key`; without it the key is read from BROWSER_BRIDGE_API_KEY,
+    /// then OPENAI_API_KEY, ANTHROPIC_API_KEY or GITHUB_TOKEN/GH_TOKEN (copilot).
     #[arg(long, value_name = "KEY")]
     pub(crate) api_key: Option<String>,
 }

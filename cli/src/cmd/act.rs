@@ -66,10 +66,11 @@ pub(crate) async fn status(args: ClientArgs) -> Result<(), BridgeError> {
 
 /// `browser-bridge console`: prints a one-time link to the running `serve`'s
 /// console page (docs/DESIGN.md "Local console"). The token stays here: the
-/// link carries a code that works once, for 60 s.
+/// link carries a code, in its fragment, that works once, for 60 s.
 ///
 /// # Errors
-/// As [`status`]; `invalid_request` when too many links are pending.
+/// As [`status`]; `internal_error` (exit 1, not usage) when serve answers 429:
+/// too many links are pending.
 pub(crate) async fn console(args: ClientArgs) -> Result<(), BridgeError> {
     let link = client(&args)?.console_link().await?;
     crate::output::print_stdout(&link);

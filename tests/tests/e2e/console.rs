@@ -3,9 +3,14 @@
 //! `browser-bridge console`, opened in the person's browser; the task typed in
 //! the page's box runs the agent, whose steps (it opens a fixture page and
 //! clicks its button) and final report stream into the page over SSE; Stop all
-//! on the page then ends the agent's session.
+//! on the page then ends the agent's session. The page keeps its session in
+//! `sessionStorage` and no cookie: a page of another port of 127.0.0.1 opened in
+//! the same browser receives nothing of it.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use browser_bridge_tests::harness::{Stack, StackOptions};
 use serde_json::{Value, json};
@@ -29,6 +34,43 @@ async fn until(stack: &Stack, session: &str, body: &str, show: &str, wait: Durat
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A plain HTTP server on another port of 127.0.0.1 (as another local user's,
+/// or a dev server) that keeps every byte the browser sends it: its URL and
+/// what it received.
+async fn recording_server() -> (String, Arc<Mutex<Vec<u8>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 8192];
+                let mut request = Vec::new();
+                while let Ok(n) = socket.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    request.extend_from_slice(&buf[..n]);
+                    kept.lock().unwrap().extend_from_slice(&buf[..n]);
+                    if request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        let page =
+                            "<!doctype html><title>other port</title><p>another local server</p>";
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                            page.len()
+                        );
+                        let _ = socket.write_all(answer.as_bytes()).await;
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
 }
 
 #[tokio::test]
@@ -84,7 +126,56 @@ async fn the_console_page_runs_a_task_shows_its_steps_and_stop_all_ends_the_sess
 
     let (_target, session) = stack.chromium.open_page(&link).await.expect("console page");
     let text = "return document.body ? document.body.innerText : document.readyState";
-    until(&stack, &session, "return location.pathname === '/' && !!document.getElementById('run') && !document.getElementById('run').disabled && document.getElementById('browsers').rows.length === 1", text, Duration::from_secs(20)).await;
+    until(&stack, &session, "return location.pathname === '/' && !document.getElementById('console').hidden && !document.getElementById('run').disabled && document.getElementById('browsers').rows.length === 1", text, Duration::from_secs(20)).await;
+    // The code left the address at once; the session sits in sessionStorage, no cookie.
+    let kept = stack
+        .chromium
+        .eval(&session, "return {hash: location.hash, href: location.href, cookie: document.cookie, session: sessionStorage.getItem('browser-bridge-console')}")
+        .await
+        .expect("read the page");
+    assert_eq!(kept["hash"], "", "{kept}");
+    assert!(!kept["href"].as_str().unwrap().contains("code"), "{kept}");
+    assert_eq!(kept["cookie"], "", "{kept}");
+    let console_session = kept["session"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(console_session.len(), 64, "{kept}");
+    // The link's code is spent.
+    let (_target, again) = stack
+        .chromium
+        .open_page(&link)
+        .await
+        .expect("the link again");
+    until(&stack, &again, "return !document.getElementById('locked').hidden && document.getElementById('console').hidden", text, Duration::from_secs(20)).await;
+    // Another server on this host, visited by the same browser, receives no session.
+    let (other_url, other_seen) = recording_server().await;
+    let (_target, other) = stack
+        .chromium
+        .open_page(&other_url)
+        .await
+        .expect("other port");
+    until(
+        &stack,
+        &other,
+        "return document.title === 'other port'",
+        text,
+        Duration::from_secs(20),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sent = String::from_utf8_lossy(&other_seen.lock().unwrap()).into_owned();
+    assert!(sent.starts_with("GET / HTTP/1.1"), "{sent}");
+    for secret in [
+        console_session.as_str(),
+        "bb_console",
+        "browser-bridge-console",
+    ] {
+        assert!(
+            !sent
+                .to_ascii_lowercase()
+                .contains(&secret.to_ascii_lowercase()),
+            "{secret} sent to another port:\n{sent}"
+        );
+    }
+    assert!(!sent.to_ascii_lowercase().contains("\ncookie:"), "{sent}");
     stack
         .chromium
         .eval(&session, "document.getElementById('task-text').value = 'Mark the task done'; document.getElementById('run').click(); return true")

@@ -1,19 +1,23 @@
-//! The console's routes (PROTOCOL.md §2.2 "Console"): `/` and its two assets,
-//! `GET /console/open?code=` (code → cookie), the cookie-guarded
-//! `/console/api/…`, and `POST /v1/console/link` (behind the token guard).
+//! The console's routes (PROTOCOL.md §2.2 "Console"): `/` and its two assets
+//! (the page shell, no data), `POST /console/api/session` (code → session),
+//! the session-guarded `/console/api/…`, and `POST /v1/console/link` (behind
+//! the token guard).
 //!
-//! Guard of `/console/api/…`: a `Host` that does not name this machine → 403
-//! (DNS rebinding); an `Origin` other than the console's own → 403, and a POST
-//! without one → 403 (CSRF); no live `bb_console` cookie → 401. The pairing
-//! token is never read here, from a header or a URL.
+//! Guard of `/console/api/…`, run before any body byte is read: a `Host` that
+//! does not name this machine → 403 (DNS rebinding); an `Origin` other than the
+//! console's own → 403, and a POST without one → 403 (CSRF); no live session in
+//! the `Browser-Bridge-Console` header → 401 (a cookie is never read: cookies
+//! are shared by every port of a host). Bodies are then read with a 16 KiB cap
+//! (413) within 10 s (408, connection closed). The pairing token is never read
+//! here, from a header or a URL.
 
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -22,20 +26,24 @@ use browser_bridge_protocol::{Action, BridgeError, ErrorCode};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use super::auth::{self, CODE_TTL, COOKIE_NAME};
+use super::auth::{self, CODE_TTL, SESSION_HEADER};
 use super::{CONSOLE_CLIENT, Console, ConsoleState};
 use crate::Bridge;
 use crate::server::http_api::{self, error_response, host_allowed};
 use crate::server::state::AppState;
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
-const LOCKED_HTML: &str = include_str!("assets/locked.html");
 const CONSOLE_JS: &str = include_str!("assets/console.js");
 const CONSOLE_CSS: &str = include_str!("assets/console.css");
 /// No resource from elsewhere, no inline script, never framed.
 const CSP: &str = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /// Longest task text (characters).
 const MAX_TASK_CHARS: usize = 4000;
+/// Largest console request body (bytes): a task is at most 4000 characters.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// How long a console request body may take to arrive, from the end of its
+/// head: past it the answer is 408 and the connection is closed.
+pub const BODY_DEADLINE: Duration = Duration::from_secs(10);
 /// How long the state's `list_tabs` may take before the page goes without titles.
 const TABS_WAIT: Duration = Duration::from_secs(2);
 
@@ -45,7 +53,7 @@ pub fn routes(console: ConsoleState) -> Router<AppState> {
         .route("/", get(page))
         .route("/console/console.js", get(script))
         .route("/console/console.css", get(style))
-        .route("/console/open", get(open))
+        .route("/console/api/session", post(session))
         .route("/console/api/state", get(state))
         .route("/console/api/runs", post(start_run))
         .route("/console/api/runs/{id}/events", get(run_events))
@@ -61,7 +69,8 @@ pub fn link_route(console: ConsoleState) -> Router<AppState> {
 }
 
 /// `POST /v1/console/link` (token guard, [`link_route`]): a one-time code, as
-/// `{"path":"/console/open?code=<32 hex>","expiresInMs":60000}`; 429 when
+/// `{"path":"/#code=<32 hex>","expiresInMs":60000}` (in the fragment, which
+/// the browser never sends to a server); 429 when
 /// [`auth::MAX_PENDING_CODES`] are pending.
 async fn link(State(state): State<ConsoleState>) -> Response {
     let code = state
@@ -72,7 +81,7 @@ async fn link(State(state): State<ConsoleState>) -> Response {
         .new_code(Instant::now());
     match code {
         Some(code) => Json(json!({
-            "path": format!("/console/open?code={code}"),
+            "path": format!("/#code={code}"),
             "expiresInMs": CODE_TTL.as_millis(),
         }))
         .into_response(),
@@ -121,19 +130,19 @@ fn site_refusal(state: &ConsoleState, method: &Method, headers: &HeaderMap) -> O
     }
 }
 
-/// True when the request carries a live console cookie.
+/// True when the request's [`SESSION_HEADER`] holds a live session. Only
+/// that header counts: a session sent as a cookie is no session.
 fn signed_in(console: &Console, headers: &HeaderMap) -> bool {
     let now = Instant::now();
     let auth = console.auth.lock().expect("console auth");
     headers
-        .get_all(header::COOKIE)
+        .get_all(SESSION_HEADER)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| auth::cookie_value(v, COOKIE_NAME))
-        .any(|session| auth.session_valid(session, now))
+        .any(|session| auth.session_valid(session.trim(), now))
 }
 
-/// The full guard of `/console/api/…`: [`site_refusal`], then 401 without a cookie.
+/// The full guard of `/console/api/…`: [`site_refusal`], then 401 without a session.
 fn api_refusal(state: &ConsoleState, method: &Method, headers: &HeaderMap) -> Option<Response> {
     if let Some(refused) = site_refusal(state, method, headers) {
         return Some(refused);
@@ -170,17 +179,13 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
     response
 }
 
-/// `GET /`: the console with a live cookie, else a page saying how to get one.
+/// `GET /`: the page shell, the same for everyone (it holds no data; its
+/// script exchanges the link's code and fetches the rest with the session).
 async fn page(State(state): State<ConsoleState>, method: Method, headers: HeaderMap) -> Response {
     if let Some(refused) = site_refusal(&state, &method, &headers) {
         return refused;
     }
-    let html = if signed_in(&state.console, &headers) {
-        INDEX_HTML
-    } else {
-        LOCKED_HTML
-    };
-    asset("text/html; charset=utf-8", html)
+    asset("text/html; charset=utf-8", INDEX_HTML)
 }
 
 async fn script() -> Response {
@@ -191,41 +196,94 @@ async fn style() -> Response {
     asset("text/css; charset=utf-8", CONSOLE_CSS)
 }
 
-/// `GET /console/open?code=<code>`: a pending code → `Set-Cookie` of a new
-/// session and 303 to `/`; any other code → 403.
-async fn open(
+/// The body of a console POST, read only after its guard passed: 413 over
+/// [`MAX_BODY_BYTES`] (told by `Content-Length` or counted), 408 when it has
+/// not all arrived within [`BODY_DEADLINE`], 400 when the client broke off.
+async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            BridgeError::invalid_request(format!(
+                "console request bodies are at most {MAX_BODY_BYTES} bytes"
+            )),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut stream = body.into_data_stream();
+    let read = async {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| {
+                error_response(
+                    StatusCode::BAD_REQUEST,
+                    BridgeError::invalid_request(format!("cannot read the request body: {e}")),
+                )
+            })?;
+            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Bytes::from(bytes))
+    };
+    match tokio::time::timeout(BODY_DEADLINE, read).await {
+        Ok(read) => read,
+        Err(_) => {
+            let mut response = error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                BridgeError::invalid_request(format!(
+                    "the request body did not arrive within {} s",
+                    BODY_DEADLINE.as_secs()
+                )),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
+    }
+}
+
+/// `POST /console/api/session` `{"code"}`: a pending code → `{"session"}` (64
+/// hex, for the [`SESSION_HEADER`]); any other code → 403. Guarded by
+/// [`site_refusal`] only: the code is the credential.
+async fn session(
     State(state): State<ConsoleState>,
     method: Method,
     headers: HeaderMap,
-    Query(query): Query<std::collections::HashMap<String, String>>,
+    body: Body,
 ) -> Response {
     if let Some(refused) = site_refusal(&state, &method, &headers) {
         return refused;
     }
-    let code = query.get("code").map_or("", String::as_str);
+    let body = match read_body(&headers, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
+    let code = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("code").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_default();
     let session = state
         .console
         .auth
         .lock()
         .expect("console auth")
-        .redeem(code, Instant::now());
+        .redeem(&code, Instant::now());
     let Some(session) = session else {
         return forbidden(
             "this console link is used, expired or unknown: run `browser-bridge console` for a new one",
         );
     };
-    let cookie = HeaderValue::from_str(&auth::session_cookie(&session)).expect("hex cookie");
     (
-        StatusCode::SEE_OTHER,
-        [
-            (header::SET_COOKIE, cookie),
-            (header::LOCATION, HeaderValue::from_static("/")),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (
-                header::REFERRER_POLICY,
-                HeaderValue::from_static("no-referrer"),
-            ),
-        ],
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(json!({ "session": session })),
     )
         .into_response()
 }
@@ -246,7 +304,7 @@ async fn state(State(state): State<ConsoleState>, method: Method, headers: Heade
         Some(_) => json!({ "enabled": true }),
         None => json!({
             "enabled": false,
-            "reason": "start serve with --provider (and --model, --base-url, the key's variable) to run tasks here",
+            "reason": "to run tasks here, start serve with --provider (and --model, --base-url); the key is read from --api-key, BROWSER_BRIDGE_API_KEY, then OPENAI_API_KEY, ANTHROPIC_API_KEY or GITHUB_TOKEN/GH_TOKEN (copilot)",
         }),
     };
     Json(json!({
@@ -270,16 +328,21 @@ async fn list_tabs(state: &ConsoleState) -> Option<Vec<Value>> {
 }
 
 /// `POST /console/api/runs` `{"task"}`: 202 `{"id"}`; 422 for a blank or long
-/// task, 409 while a run is going, 503 when `serve` has no model.
+/// task, 409 while a run is going, 503 when `serve` has no model; the body's
+/// refusals of [`read_body`] (413, 408).
 async fn start_run(
     State(state): State<ConsoleState>,
     method: Method,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     if let Some(refused) = api_refusal(&state, &method, &headers) {
         return refused;
     }
+    let body = match read_body(&headers, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     let task = serde_json::from_slice::<Value>(&body)
         .ok()
         .and_then(|v| {

@@ -1,7 +1,9 @@
 //! Who may use the local console (docs/DESIGN.md "Local console"): one-time
 //! codes handed out to `browser-bridge console` (which holds the pairing token)
-//! and the cookie sessions a code is exchanged for. Pure bookkeeping: time is
-//! passed in, so tests need no clock.
+//! and the sessions a code is exchanged for. A session travels in the
+//! [`SESSION_HEADER`] only, never in a cookie: cookies are not scoped by port,
+//! so any other server on this host would receive one. Pure bookkeeping: time
+//! is passed in, so tests need no clock.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -12,12 +14,13 @@ use rand::Rng;
 pub const CODE_TTL: Duration = Duration::from_secs(60);
 /// Most codes pending at once: a flood of `POST /v1/console/link` cannot grow memory.
 pub const MAX_PENDING_CODES: usize = 4;
-/// How long a console cookie session lasts (12 h; sessions die with `serve`).
+/// How long a console session lasts (12 h; sessions die with `serve`).
 pub const SESSION_TTL: Duration = Duration::from_secs(12 * 3600);
-/// Most cookie sessions kept; the oldest is dropped past it.
+/// Most sessions kept; the oldest is dropped past it.
 pub const MAX_SESSIONS: usize = 16;
-/// The console's cookie.
-pub const COOKIE_NAME: &str = "bb_console";
+/// The request header carrying the session (64 hex), sent by the page's script
+/// from its `sessionStorage` (PROTOCOL.md §2.2 "Console").
+pub const SESSION_HEADER: &str = "browser-bridge-console";
 
 /// A random value of `bytes` bytes, as lowercase hex (`2 * bytes` characters).
 pub fn random_hex(bytes: usize) -> String {
@@ -78,20 +81,6 @@ impl ConsoleAuth {
     }
 }
 
-/// The value of cookie `name` in a `Cookie` header (`a=1; bb_console=x`).
-pub fn cookie_value<'h>(header: &'h str, name: &str) -> Option<&'h str> {
-    header.split(';').find_map(|pair| {
-        let (key, value) = pair.trim().split_once('=')?;
-        (key == name).then_some(value)
-    })
-}
-
-/// The `Set-Cookie` value of a console session: HttpOnly (no page script reads
-/// it), SameSite=Strict (no other site's page sends it), `Path=/`.
-pub fn session_cookie(session: &str) -> String {
-    format!("{COOKIE_NAME}={session}; HttpOnly; SameSite=Strict; Path=/")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,15 +125,5 @@ mod tests {
         let now = t0 + Duration::from_secs(MAX_SESSIONS as u64);
         assert!(!auth.session_valid(&ids[0], now), "oldest dropped");
         assert!(auth.session_valid(&ids[MAX_SESSIONS], now));
-    }
-
-    #[test]
-    fn cookies() {
-        assert_eq!(cookie_value("a=1; bb_console=xy", COOKIE_NAME), Some("xy"));
-        assert_eq!(cookie_value("xbb_console=xy", COOKIE_NAME), None);
-        assert_eq!(
-            session_cookie("s"),
-            "bb_console=s; HttpOnly; SameSite=Strict; Path=/"
-        );
     }
 }

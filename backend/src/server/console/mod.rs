@@ -40,7 +40,7 @@ pub trait TaskRunner: Send + Sync + std::fmt::Debug + 'static {
 
 /// The console's state, shared by its routes.
 pub struct Console {
-    /// Codes and cookie sessions.
+    /// Codes and sessions.
     pub auth: Mutex<auth::ConsoleAuth>,
     /// The task runs.
     pub runs: runs::Runs,

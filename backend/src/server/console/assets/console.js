@@ -1,10 +1,17 @@
-// The console page: polls /console/api/state, runs tasks and follows their
-// steps over SSE. No framework, no external resource (CSP default-src 'self').
+// The console page: trades the link's #code for a session (kept in
+// sessionStorage, which unlike cookies is private to this scheme, host and
+// port), polls /console/api/state, runs tasks and follows their steps over SSE
+// read with fetch (EventSource cannot send the session header). No framework,
+// no external resource (CSP default-src 'self').
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const HEADER = "Browser-Bridge-Console";
+const KEY = "browser-bridge-console";
+let session = sessionStorage.getItem(KEY);
 let tokens = { prompt: 0, completion: 0 };
 let following = null;
+let timer = null;
 
 function cell(row, text) {
   const td = document.createElement("td");
@@ -32,15 +39,33 @@ function since(ms) {
   return ms ? new Date(ms).toLocaleString() : "";
 }
 
+function headers() {
+  return session ? { [HEADER]: session } : {};
+}
+
+// Without a session, or once the server forgets it (401): the locked view.
+function lock(why) {
+  session = null;
+  sessionStorage.removeItem(KEY);
+  if (timer !== null) clearInterval(timer);
+  timer = null;
+  $("console").hidden = true;
+  $("locked").hidden = false;
+  $("locked-why").textContent = why || "";
+}
+
 async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  };
+  const init = { headers: headers() };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error((data.error && data.error.message) || response.statusText);
+  const message = (data.error && data.error.message) || response.statusText;
+  if (response.status === 401) lock(message);
+  if (!response.ok) throw new Error(message);
   return data;
 }
 
@@ -91,37 +116,68 @@ function addTokens(usage) {
   $("tokens").textContent = `tokens: ${tokens.prompt} prompt + ${tokens.completion} completion`;
 }
 
-function follow(id) {
-  const source = new EventSource(`/console/api/runs/${encodeURIComponent(id)}/events`);
-  following = source;
-  const end = () => { source.close(); following = null; poll(); };
-  source.addEventListener("step", (m) => {
-    const e = JSON.parse(m.data);
+function showError(message) {
+  const r = $("report");
+  r.hidden = false;
+  r.className = "error";
+  r.textContent = `Error: ${message}`;
+}
+
+function onEvent(kind, e) {
+  if (kind === "step") {
     if (e.event === "tool_call") addTokens(e.usage);
     const text = stepText(e);
     if (text) line($("steps"), text, e.error ? "error" : "");
-  });
-  source.addEventListener("done", (m) => {
-    const report = JSON.parse(m.data);
+  } else if (kind === "done") {
     const r = $("report");
     r.hidden = false;
-    r.className = report.success ? "" : "error";
-    r.textContent = `${report.success ? "Done" : "Not done"}: ${report.answer || ""}`;
-    if (report.usage) {
+    r.className = e.success ? "" : "error";
+    r.textContent = `${e.success ? "Done" : "Not done"}: ${e.answer || ""}`;
+    if (e.usage) {
       tokens = { prompt: 0, completion: 0 };
-      addTokens(report.usage);
+      addTokens(e.usage);
     }
-    end();
-  });
-  source.addEventListener("error", (m) => {
-    if (m.data) {
-      const r = $("report");
-      r.hidden = false;
-      r.className = "error";
-      r.textContent = `Error: ${JSON.parse(m.data).message}`;
+  } else if (kind === "error") {
+    showError(e.message);
+  }
+}
+
+// Reads the run's text/event-stream: frames split by a blank line, each with
+// `event:` and `data:` lines (keep-alive comments have no data).
+async function follow(id) {
+  following = id;
+  try {
+    const response = await fetch(`/console/api/runs/${encodeURIComponent(id)}/events`, { headers: headers() });
+    if (!response.ok) {
+      const data = await response.json().catch(() => ({}));
+      const message = (data.error && data.error.message) || response.statusText;
+      if (response.status === 401) lock(message);
+      throw new Error(message);
     }
-    end();
-  });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let at;
+      while ((at = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        let kind = "message";
+        const data = [];
+        for (const l of frame.split("\n")) {
+          if (l.startsWith("event:")) kind = l.slice(6).trim();
+          else if (l.startsWith("data:")) data.push(l.slice(5).replace(/^ /, ""));
+        }
+        if (data.length) onEvent(kind, JSON.parse(data.join("\n")));
+      }
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+  following = null;
+  poll();
 }
 
 async function run() {
@@ -132,16 +188,15 @@ async function run() {
   tokens = { prompt: 0, completion: 0 };
   $("tokens").textContent = "";
   $("run").disabled = true;
+  let id;
   try {
-    const { id } = await api("/console/api/runs", { task });
-    follow(id);
+    id = (await api("/console/api/runs", { task })).id;
   } catch (e) {
-    const r = $("report");
-    r.hidden = false;
-    r.className = "error";
-    r.textContent = `Error: ${e.message}`;
+    showError(e.message);
     $("run").disabled = false;
+    return;
   }
+  follow(id);
 }
 
 async function stopAll() {
@@ -154,7 +209,31 @@ async function stopAll() {
   poll();
 }
 
-$("run").addEventListener("click", run);
-$("stop-all").addEventListener("click", stopAll);
-poll();
-setInterval(poll, 2000);
+// The link's code sits in the fragment (never sent to a server): it is taken
+// off the address at once, then spent for a session.
+async function start() {
+  const code = new URLSearchParams(location.hash.slice(1)).get("code");
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  if (code) {
+    try {
+      session = null;
+      session = (await api("/console/api/session", { code })).session;
+      sessionStorage.setItem(KEY, session);
+    } catch (e) {
+      lock(e.message);
+      return;
+    }
+  }
+  if (!session) {
+    lock("");
+    return;
+  }
+  $("locked").hidden = true;
+  $("console").hidden = false;
+  $("run").addEventListener("click", run);
+  $("stop-all").addEventListener("click", stopAll);
+  poll();
+  timer = setInterval(poll, 2000);
+}
+
+start();
