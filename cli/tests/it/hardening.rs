@@ -363,9 +363,10 @@ async fn an_extension_that_stops_reading_is_dropped_and_every_request_answered_o
         baseline / 1024,
         peak / 1024
     );
-    // Bounded: the 32 MiB outbound queue plus requests being read and parsed; the
-    // unbounded queue it replaced grew by about 290 MB here.
-    assert!(grown_mib < 160, "RSS grew by {grown_mib} MiB");
+    // Bounded: the 32 MiB outbound queue plus requests being read and parsed
+    // (98–150 MiB measured, more when the machine is busy and more of the 30
+    // bodies overlap); the unbounded queue it replaced grew by about 290 MB here.
+    assert!(grown_mib < 200, "RSS grew by {grown_mib} MiB");
     drop(stuck);
     serve.finish();
 }
