@@ -29,19 +29,41 @@ pub struct Handoffs {
     pending: Rc<RefCell<Pending<oneshot::Sender<Answer>>>>,
 }
 
-/// Ends a hand-off when dropped, however its request ends (an answer, the
-/// timeout, the session's end, the request's deadline): the notification goes
-/// and the badge follows what is still pending.
+/// Ends a hand-off when dropped, however its request ends (the session's end,
+/// the request's deadline): the notification goes and the badge follows what
+/// is still pending. An outcome ends it with [`Shown::close`] instead.
 pub struct Shown {
     handoffs: Handoffs,
     tab: TabId,
+    open: bool,
+}
+
+impl Shown {
+    /// Ends the hand-off and waits until its notification is gone and the
+    /// badge updated, so that the agent hears the outcome only once the
+    /// person's view no longer asks.
+    pub async fn close(mut self) {
+        self.open = false;
+        let (id, left) = self.end();
+        let _ = chrome::notifications_clear(&id).await;
+        set_badge(left).await;
+    }
+
+    /// Takes the hand-off out of the pending ones: its notification id and how
+    /// many are left.
+    fn end(&self) -> (String, usize) {
+        self.handoffs.pending.borrow_mut().end(self.tab);
+        let left = self.handoffs.pending.borrow().len();
+        (notification_id(self.tab), left)
+    }
 }
 
 impl Drop for Shown {
     fn drop(&mut self) {
-        self.handoffs.pending.borrow_mut().end(self.tab);
-        let id = notification_id(self.tab);
-        let left = self.handoffs.pending.borrow().len();
+        if !self.open {
+            return;
+        }
+        let (id, left) = self.end();
         spawn_local(async move {
             let _ = chrome::notifications_clear(&id).await;
             set_badge(left).await;
@@ -59,6 +81,7 @@ impl Handoffs {
         let shown = Shown {
             handoffs: self.clone(),
             tab,
+            open: true,
         };
         Some((shown, rx))
     }

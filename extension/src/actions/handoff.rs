@@ -30,7 +30,7 @@ pub async fn handoff(app: &App, tab: TabId, p: Handoff) -> Result<ActionResult, 
         started_at: started,
         deadline_at: started + p.timeout_ms,
     };
-    let Some((_shown, answered)) = app.handoffs.begin(view) else {
+    let Some((shown, answered)) = app.handoffs.begin(view) else {
         return Err(BridgeError::invalid_action(format!(
             "tab {tab} already has a hand-off pending: wait for its outcome"
         )));
@@ -55,6 +55,7 @@ pub async fn handoff(app: &App, tab: TabId, p: Handoff) -> Result<ActionResult, 
     } else {
         (ended_by(person.await), false)
     };
+    shown.close().await;
     Ok(ActionResult::Handoff(HandoffResult {
         tab_id: tab,
         outcome,
