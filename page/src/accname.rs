@@ -220,11 +220,7 @@ impl<'d, 'a> Names<'d, 'a> {
         if tag != "input" {
             return None;
         }
-        let kind = dom
-            .attr(id, "type")
-            .unwrap_or("text")
-            .trim()
-            .to_ascii_lowercase();
+        let kind = dom.input_type(id);
         match kind.as_str() {
             "submit" | "reset" | "button" => {
                 dom.attr(id, "value")
@@ -354,11 +350,7 @@ impl<'d, 'a> Names<'d, 'a> {
         let dom = self.dom;
         match dom.nodes[id].tag.as_str() {
             "input" => {
-                let kind = dom
-                    .attr(id, "type")
-                    .unwrap_or("text")
-                    .trim()
-                    .to_ascii_lowercase();
+                let kind = dom.input_type(id);
                 match kind.as_str() {
                     "checkbox" | "radio" | "hidden" | "file" | "image" | "submit" | "reset"
                     | "button" => None,

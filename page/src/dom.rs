@@ -327,6 +327,15 @@ impl<'a> Dom<'a> {
         })
     }
 
+    /// An `<input>`'s `type` as the browser reads it: trimmed and lowercased,
+    /// `text` when absent (an empty or unknown value is returned as it is).
+    pub fn input_type(&self, id: usize) -> String {
+        self.attr(id, "type")
+            .unwrap_or("text")
+            .trim()
+            .to_ascii_lowercase()
+    }
+
     /// Base URL of document `doc` (for resolving links).
     pub fn base_url(&self, doc: usize) -> &'a str {
         self.snap

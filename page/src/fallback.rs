@@ -130,12 +130,7 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
         let explicit = explicit.to_ascii_lowercase();
         return INTERACTIVE_ROLES.iter().copied().find(|r| *r == explicit);
     }
-    let input_type = || {
-        dom.attr(id, "type")
-            .unwrap_or("text")
-            .trim()
-            .to_ascii_lowercase()
-    };
+    let input_type = || dom.input_type(id);
     match dom.nodes[id].tag.as_str() {
         "a" | "area" if dom.attr(id, "href").is_some() => Some("link"),
         // Chromium makes an anchor with a click listener a link, `href` or not.

@@ -580,11 +580,7 @@ fn field_value<'a>(dom: &Dom<'a>, id: usize) -> Option<&'a str> {
     let field = match node.tag.as_str() {
         "textarea" => true,
         "input" => matches!(
-            dom.attr(id, "type")
-                .unwrap_or("text")
-                .trim()
-                .to_ascii_lowercase()
-                .as_str(),
+            dom.input_type(id).as_str(),
             "" | "text" | "search" | "url" | "email" | "tel"
         ),
         _ => false,
