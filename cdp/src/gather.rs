@@ -13,15 +13,20 @@ use crate::runtime::Evaluate;
 /// `document.body.innerText` (§6 `text`), empty for a document without body.
 pub const INNER_TEXT: &str = "document.body ? document.body.innerText : ''";
 
-/// The main document's HTTP status (`PerformanceNavigationTiming.responseStatus`,
-/// Chromium ≥ 109), 0 when unknown (no navigation entry, a `file:` or cached
-/// document); PROTOCOL.md §8 reads 401/403/429/503 from it.
-pub const DOCUMENT_STATUS: &str =
-    "(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0";
+/// `[status, modal]`: the main document's HTTP status
+/// (`PerformanceNavigationTiming.responseStatus`, Chromium ≥ 109; 0 when unknown:
+/// no navigation entry, a `file:` or cached document; PROTOCOL.md §8 reads
+/// 401/403/429/503 from it) and the index among `document.querySelectorAll('dialog')`
+/// of the one open modally (`:modal`, the last when several; -1 for none), which
+/// makes the rest of the document inert. One evaluate for both: no round trip.
+pub const DOCUMENT_STATE: &str = "(() => { let m = -1; try { \
+    document.querySelectorAll('dialog').forEach((d, i) => { if (d.matches(':modal')) m = i; }); \
+    } catch (e) {} \
+    return [(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, m]; })()";
 
-/// The main document's HTTP status, by value (see [`DOCUMENT_STATUS`]).
-pub fn document_status() -> Evaluate {
-    Evaluate::by_value(DOCUMENT_STATUS)
+/// The main document's status and modal dialog, by value (see [`DOCUMENT_STATE`]).
+pub fn document_state() -> Evaluate {
+    Evaluate::by_value(DOCUMENT_STATE)
 }
 
 /// The DOM snapshot: layout and `computed_styles` for every same-origin document.
@@ -60,8 +65,8 @@ mod tests {
             json!({"expression": INNER_TEXT, "returnByValue": true})
         );
         assert_eq!(
-            serde_json::to_value(document_status()).unwrap(),
-            json!({"expression": DOCUMENT_STATUS, "returnByValue": true})
+            serde_json::to_value(document_state()).unwrap(),
+            json!({"expression": DOCUMENT_STATE, "returnByValue": true})
         );
         assert_eq!(
             serde_json::to_value(ax_tree::<Value>(None)).unwrap(),

@@ -41,7 +41,7 @@ fn median_ms(mut f: impl FnMut()) -> f64 {
 fn print_diff(inputs: &PageInputs) {
     let dom = Dom::new(&inputs.snapshot);
     let ax = interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()));
-    let snap = snapshot_elements(&dom);
+    let snap = snapshot_elements(&dom, inputs.modal_dialog);
     let tag = |c: &Candidate| dom.nodes[c.node].tag.clone();
     for a in &ax {
         match snap.iter().find(|b| b.node == a.node) {

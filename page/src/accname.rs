@@ -4,16 +4,18 @@
 //!
 //! Steps, first one giving text wins: `aria-labelledby` (the referenced nodes'
 //! `aria-label` or content, hidden ones included), `aria-label`, the native step
-//! (`<label>`s of a form control, an input button's `value` or default, `alt`),
+//! (`<label>`s of a form control, an input button's `value` or default, a file
+//! input's button label, `alt`),
 //! the content for roles named from content, `title`, then `placeholder`.
 //! Content concatenates text as laid out: inline runs join as they are, a block
 //! box or a name taken from an attribute (`alt`, `aria-label`) stands apart by a
 //! space; hidden nodes (`aria-hidden`, not rendered, `visibility: hidden`) add
-//! nothing, an embedded control adds its value.
+//! nothing, an embedded control adds its value; text is taken as drawn
+//! (`text-transform`).
 
 use std::collections::HashMap;
 
-use super::dom::{Dom, Kind};
+use super::dom::{Case, Dom, Kind};
 
 /// Roles whose name comes from their content (accname "name from: contents").
 const FROM_CONTENT: &[&str] = &[
@@ -222,6 +224,8 @@ impl<'d, 'a> Names<'d, 'a> {
         }
         let kind = dom.input_type(id);
         match kind.as_str() {
+            // The button's own label: `title` and `placeholder` never name it.
+            "file" => Some(file_button(dom, id).to_owned()),
             "submit" | "reset" | "button" => {
                 dom.attr(id, "value")
                     .map(str::to_owned)
@@ -256,8 +260,17 @@ impl<'d, 'a> Names<'d, 'a> {
         match node.kind {
             Kind::Text => {
                 if hidden || node.layout.is_some_and(|l| !l.invisible) {
+                    // Chromium names the text as drawn, `text-transform` applied.
+                    let case = node.layout.map_or(Case::None, |l| l.case);
+                    // The text before, back to a box that stands apart.
+                    let after_letter = out
+                        .iter()
+                        .rev()
+                        .take_while(|p| !p.apart)
+                        .find_map(|p| p.text.chars().last())
+                        .is_some_and(char::is_alphanumeric);
                     out.push(Piece {
-                        text: node.text.to_owned(),
+                        text: case.apply(node.text, after_letter),
                         apart: false,
                     });
                 }
@@ -352,8 +365,10 @@ impl<'d, 'a> Names<'d, 'a> {
             "input" => {
                 let kind = dom.input_type(id);
                 match kind.as_str() {
-                    "checkbox" | "radio" | "hidden" | "file" | "image" | "submit" | "reset"
-                    | "button" => None,
+                    "file" => Some(format!("{}: {}", file_button(dom, id), file_value(dom, id))),
+                    "checkbox" | "radio" | "hidden" | "image" | "submit" | "reset" | "button" => {
+                        None
+                    }
                     _ => dom.input_value(id).map(str::to_owned).and_then(non_empty),
                 }
             }
@@ -361,6 +376,27 @@ impl<'d, 'a> Names<'d, 'a> {
             "select" => crate::elements::select_options(dom, id).and_then(|s| s.value),
             _ => None,
         }
+    }
+}
+
+/// The label Chromium draws on a file input's button (en-US, as its AX tree
+/// names it): "Choose Files" when it takes `multiple` files.
+pub fn file_button(dom: &Dom<'_>, id: usize) -> &'static str {
+    if dom.attr(id, "multiple").is_some() {
+        "Choose Files"
+    } else {
+        "Choose File"
+    }
+}
+
+/// A file input's value as Chromium's AX tree gives it: "No file chosen", else
+/// the chosen file's name (the snapshot's `C:\fakepath\…` without its folder).
+/// The snapshot holds the first file only, so several files read as the first
+/// one where Chromium says "N files".
+pub fn file_value(dom: &Dom<'_>, id: usize) -> String {
+    match dom.input_value(id).filter(|v| !v.is_empty()) {
+        Some(path) => path.rsplit(['\\', '/']).next().unwrap_or(path).to_owned(),
+        None => "No file chosen".to_owned(),
     }
 }
 

@@ -55,6 +55,48 @@ pub struct Layout {
     pub flex_or_grid: bool,
     /// `cursor` is `pointer` (inherited by the element's descendants).
     pub pointer: bool,
+    /// `text-transform` (inherited): a text node's name text is shown so.
+    pub case: Case,
+}
+
+/// CSS `text-transform` as drawn; `None` also for a capture without the style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Case {
+    /// `none` (or any value not below).
+    #[default]
+    None,
+    /// `uppercase`.
+    Upper,
+    /// `lowercase`.
+    Lower,
+    /// `capitalize`: the first letter of each word.
+    Capitalize,
+}
+
+impl Case {
+    /// `text` as `text-transform` draws it; `after_letter`: the text continues a
+    /// word (the text before it ended in a letter or digit), so `capitalize`
+    /// leaves its first letter (Chromium names `sh<span>op</span>` "shop").
+    pub fn apply(self, text: &str, after_letter: bool) -> String {
+        match self {
+            Case::None => text.to_owned(),
+            Case::Upper => text.to_uppercase(),
+            Case::Lower => text.to_lowercase(),
+            Case::Capitalize => {
+                let mut out = String::with_capacity(text.len());
+                let mut in_word = after_letter;
+                for c in text.chars() {
+                    if !in_word && c.is_alphanumeric() {
+                        out.extend(c.to_uppercase());
+                    } else {
+                        out.push(c);
+                    }
+                    in_word = c.is_alphanumeric() || (in_word && matches!(c, '\'' | '’'));
+                }
+                out
+            }
+        }
+    }
 }
 
 impl Layout {
@@ -239,6 +281,12 @@ impl<'a> Dom<'a> {
                     flex_or_grid: s(style::DISPLAY).contains("flex")
                         || s(style::DISPLAY).contains("grid"),
                     pointer: s(style::CURSOR) == "pointer",
+                    case: match s(style::TEXT_TRANSFORM) {
+                        "uppercase" => Case::Upper,
+                        "lowercase" => Case::Lower,
+                        "capitalize" => Case::Capitalize,
+                        _ => Case::None,
+                    },
                 });
             }
             for i in 0..count {

@@ -1,24 +1,31 @@
-//! Interactive elements from the DOM snapshot alone, for when the accessibility tree
-//! is not available: `Accessibility.getFullAXTree` grows with the page (10 MB and
-//! seconds on a long Wikipedia article) and may time out or fail on huge documents,
-//! while an extract without elements would leave the agent unable to act.
+//! Interactive elements from the DOM snapshot alone: what `extract` lists.
+//! `Accessibility.getFullAXTree` grows with the page (6 MB and 1–2 s on 2 000
+//! controls, 10 MB on a long Wikipedia article) and was most of `extract`'s time,
+//! so the elements it would list are computed here instead, and checked against
+//! it on the corpus and the recorded fixtures ([`elements`](super::elements) is
+//! that tree's path).
 //!
 //! Roles follow HTML-AAM for the common controls and explicit `role` attributes;
-//! names are computed as Chromium does ([`accname`](crate::accname)). Chromium's
-//! tree is still used whenever it answers.
+//! names are computed as Chromium does ([`accname`](crate::accname)); the rest of
+//! the document behind a modal `<dialog>`, `inert` and `aria-hidden` subtrees list
+//! nothing.
 
-use super::accname::Names;
+use super::accname::{Names, file_value};
 use super::dom::{Dom, Kind, Shadow};
 use super::elements::{
     Candidate, INTERACTIVE_ROLES, LabelIndex, NAME_MAX_CHARS, NATIVE_INPUT_TYPES, PASSWORD_MASK,
-    VALUE_MAX_CHARS, clean, cut_length, exact, is_editing_host, is_password, is_visible,
+    VALUE_MAX_CHARS, clean, cut_length, exact, is_editing_host, is_password, is_under, is_visible,
     select_options,
 };
 use browser_bridge_protocol::extract::Checked;
 
 /// Interactive elements of `dom` in document order, like
 /// [`interactive_elements`](super::elements::interactive_elements) (not capped yet).
-pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
+/// `modal_dialog`: [`PageInputs::modal_dialog`](crate::PageInputs::modal_dialog);
+/// while a `<dialog>` is open modally the rest of the document is inert, and
+/// Chromium's tree holds only the dialog's subtree.
+pub fn snapshot_elements(dom: &Dom<'_>, modal_dialog: Option<usize>) -> Vec<Candidate> {
+    let modal = modal_dialog.and_then(|k| dialog(dom, k));
     let names = Names::new(dom);
     let labels = LabelIndex::new(dom);
     let mut items = Vec::new();
@@ -32,6 +39,7 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
             || node.layout.is_none()
             || node.order == usize::MAX
             || hidden(dom, id)
+            || modal.is_some_and(|m| !is_under(dom, id, m))
         {
             continue;
         }
@@ -81,9 +89,12 @@ pub fn snapshot_elements(dom: &Dom<'_>) -> Vec<Candidate> {
         } else {
             whole
         };
-        let value = match &select {
-            Some(s) => s.value.clone(),
-            None => whole.and_then(|v| exact(v, VALUE_MAX_CHARS)),
+        let file =
+            (node.tag == "input" && dom.input_type(id) == "file").then(|| file_value(dom, id));
+        let value = match (&select, &file) {
+            (Some(s), _) => s.value.clone(),
+            (None, Some(f)) => exact(f, VALUE_MAX_CHARS),
+            (None, None) => whole.and_then(|v| exact(v, VALUE_MAX_CHARS)),
         };
         items.push(Candidate {
             backend_node_id: node.backend_node_id,
@@ -171,6 +182,17 @@ fn role_of(dom: &Dom<'_>, id: usize) -> Option<&'static str> {
         _ if is_editing_host(dom, id) => Some("textbox"),
         _ => None,
     }
+}
+
+/// The `k`-th `<dialog>` of the main document in document order, as
+/// `document.querySelectorAll('dialog')` counts them (not in shadow trees).
+fn dialog(dom: &Dom<'_>, k: usize) -> Option<usize> {
+    (0..dom.nodes.len())
+        .filter(|&i| {
+            let n = &dom.nodes[i];
+            n.doc == 0 && n.kind == Kind::Element && n.tag == "dialog" && n.shadow.is_none()
+        })
+        .nth(k)
 }
 
 /// Hidden from assistive technology: `aria-hidden`, `inert`, user-agent shadow

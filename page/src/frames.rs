@@ -15,7 +15,7 @@
 //! frame, and a uid of a frame whose session went away is stale.
 
 use super::shape::PageInputs;
-use super::snapshot::{AxTree, CapturedSnapshot, RareInteger, RareString};
+use super::snapshot::{CapturedSnapshot, RareInteger, RareString};
 
 /// A node id unique across the tab's frames: `slot << 32 | backendNodeId`, slot 0
 /// (the main frame and its same-origin iframes) being the plain `backendNodeId`.
@@ -65,8 +65,6 @@ pub struct FrameCapture {
     pub owner: i64,
     /// `DOMSnapshot.captureSnapshot` in the frame's session.
     pub snapshot: CapturedSnapshot,
-    /// `Accessibility.getFullAXTree` in the frame's session, when it was had.
-    pub ax_tree: Option<AxTree>,
 }
 
 /// Appends each frame's documents to `inputs` under its `<iframe>` element, with
@@ -103,18 +101,6 @@ pub fn merge_frames(inputs: &mut PageInputs, frames: Vec<FrameCapture>) {
                 link.index.push(index as i64);
                 link.value.push(first as i64);
                 merged_slots.push(slot);
-                if let Some(mut tree) = frame.ax_tree {
-                    for node in &mut tree.nodes {
-                        node.backend_dom_node_id = node.backend_dom_node_id.map(|id| {
-                            FrameNodeId {
-                                slot,
-                                backend_node_id: id,
-                            }
-                            .encode()
-                        });
-                    }
-                    inputs.ax_trees.push(tree);
-                }
             }
         }
         if rest.is_empty() || rest.len() == before {
@@ -185,7 +171,7 @@ fn append(into: &mut CapturedSnapshot, frame: CapturedSnapshot, slot: u32) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{AxNode, AxValue, DocumentSnapshot, NodeTree};
+    use crate::snapshot::{DocumentSnapshot, LayoutTree, NodeTree};
 
     #[test]
     fn ids_round_trip_and_main_frame_ids_stay() {
@@ -224,6 +210,12 @@ mod tests {
                     attributes: vec![vec![], vec![], vec![], vec![]],
                     ..NodeTree::default()
                 },
+                // Rendered, so that the snapshot lists the `<tag>` as an element.
+                layout: LayoutTree {
+                    node_index: vec![1, 2, 3],
+                    styles: vec![vec![]; 3],
+                    bounds: vec![vec![0.0, 0.0, 100.0, 20.0]; 3],
+                },
                 ..DocumentSnapshot::default()
             }],
             strings,
@@ -241,39 +233,18 @@ mod tests {
             parent_slot: 0,
             owner: 4,
             snapshot: doc("https://pay.test/card", "IFRAME"),
-            ax_tree: Some(AxTree {
-                nodes: vec![AxNode {
-                    backend_dom_node_id: Some(4),
-                    ..AxNode::default()
-                }],
-            }),
         };
         let inner = FrameCapture {
             slot: 2,
             parent_slot: 1,
             owner: 4,
             snapshot: doc("https://3ds.test/", "BUTTON"),
-            ax_tree: Some(AxTree {
-                nodes: vec![AxNode {
-                    role: Some(AxValue {
-                        value_type: "role".into(),
-                        value: Some("button".into()),
-                    }),
-                    name: Some(AxValue {
-                        value_type: "computedString".into(),
-                        value: Some("Confirm".into()),
-                    }),
-                    backend_dom_node_id: Some(4),
-                    ..AxNode::default()
-                }],
-            }),
         };
         let lost = FrameCapture {
             slot: 5,
             parent_slot: 9,
             owner: 4,
             snapshot: doc("https://gone.test/", "P"),
-            ax_tree: None,
         };
         // Children may come before their parents.
         merge_frames(&mut inputs, vec![inner, lost, card]);
@@ -299,14 +270,6 @@ mod tests {
                 backend_node_id: 4
             }
         );
-        let slots: Vec<_> = inputs
-            .ax_trees
-            .iter()
-            .filter_map(|t| t.nodes[0].backend_dom_node_id)
-            .map(|id| FrameNodeId::decode(id).slot)
-            .collect();
-        assert_eq!(slots, [1, 2]);
-
         let dom = crate::dom::Dom::new(s);
         let button = dom.nodes.iter().find(|n| n.tag == "button").unwrap();
         assert_eq!(dom.document_url(button.doc), "https://3ds.test/");

@@ -9,8 +9,9 @@
 //!
 //! Pipeline ([`shape_extract`]):
 //! 1. [`snapshot`]: `DOMSnapshot.captureSnapshot` (with
-//!    [`COMPUTED_STYLES`](snapshot::COMPUTED_STYLES)) and `Accessibility.getFullAXTree`
-//!    as serde types.
+//!    [`COMPUTED_STYLES`](snapshot::COMPUTED_STYLES)) as serde types; also
+//!    `Accessibility.getFullAXTree`, which the extension no longer fetches (the
+//!    corpus capture does, to compare).
 //!    Out-of-process iframes, captured in their own sessions, are appended to the
 //!    snapshot under their `<iframe>` first ([`frames::merge_frames`]).
 //! 2. [`dom`]: one arena for every document in flat-tree order (open shadow content
@@ -22,7 +23,8 @@
 //!    prose), and link farms under it.
 //! 4. [`markdown`] (+ `table`, [`url`]): Markdown of the root, cut on a block
 //!    boundary at [`MARKDOWN_MAX_BYTES`](browser_bridge_protocol::extract::MARKDOWN_MAX_BYTES).
-//! 5. [`elements`] (or [`fallback`] without an AX tree): interactive elements in
+//! 5. [`fallback`] (from the snapshot, as the extension gathers; [`elements`] when
+//!    AX trees are given): interactive elements in
 //!    document order, with what a person clicks beside them ([`clickable`]) and a
 //!    [`hint`] for the nameless, capped; [`uids`] numbers them.
 //!

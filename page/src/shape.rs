@@ -33,8 +33,9 @@ pub struct PageInputs {
     /// `DOMSnapshot.captureSnapshot` with
     /// [`COMPUTED_STYLES`](super::snapshot::COMPUTED_STYLES).
     pub snapshot: CapturedSnapshot,
-    /// `Accessibility.getFullAXTree` of each document's frame (any order); empty when
-    /// the tree could not be had, and elements then come from the snapshot alone.
+    /// `Accessibility.getFullAXTree` of each document's frame (any order), only in
+    /// corpus captures and tests: the extension sends none, and elements then come
+    /// from the snapshot alone (`fallback`), which gives the same.
     pub ax_trees: Vec<AxTree>,
     /// `document.body.innerText`.
     pub text: String,
@@ -42,6 +43,25 @@ pub struct PageInputs {
     /// when the extension gathered it; 0 or absent = unknown (§8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// The `<dialog>` open modally (`dialog:modal`; the last when several), as its
+    /// index among the main document's `document.querySelectorAll('dialog')`:
+    /// the rest of the document is inert and lists no element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal_dialog: Option<usize>,
+}
+
+impl PageInputs {
+    /// Sets [`PageInputs::status`] and [`PageInputs::modal_dialog`] from the
+    /// value of `gather::DOCUMENT_STATE` (`[status, modal dialog index]`, 0 and
+    /// -1 for none); anything else leaves both unknown.
+    pub fn set_document_state(&mut self, value: Option<&serde_json::Value>) {
+        let state = value.and_then(|v| v.as_array());
+        let at = |i: usize| state.and_then(|s| s.get(i)).and_then(|v| v.as_u64());
+        self.status = at(0)
+            .and_then(|s| u16::try_from(s).ok())
+            .filter(|&s| s != 0);
+        self.modal_dialog = at(1).and_then(|m| usize::try_from(m).ok());
+    }
 }
 
 /// Shapes `inputs` into the `extract` result of `tab`, numbering new elements
@@ -85,9 +105,9 @@ pub fn shape_extract_with(
     let content = analyse(&dom);
     let blocks = content_blocks(&dom, &content);
     let markdown = join_blocks(&blocks, MARKDOWN_MAX_BYTES);
-    // Without an accessibility tree (it timed out on a huge page), the snapshot alone.
+    // As the extension gathers: no accessibility tree, the snapshot alone.
     let listed = if inputs.ax_trees.iter().all(|t| t.nodes.is_empty()) {
-        snapshot_elements(&dom)
+        snapshot_elements(&dom, inputs.modal_dialog)
     } else {
         interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()))
     };

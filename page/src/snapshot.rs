@@ -9,7 +9,8 @@ use serde_json::Value;
 
 /// The `computedStyles` to pass to `DOMSnapshot.captureSnapshot`, in this order:
 /// [`LayoutTree::styles`] holds one string index per entry, in the same order.
-pub const COMPUTED_STYLES: [&str; 8] = [
+/// New entries go at the end: captures made before them hold fewer.
+pub const COMPUTED_STYLES: [&str; 9] = [
     "display",
     "visibility",
     "position",
@@ -18,6 +19,7 @@ pub const COMPUTED_STYLES: [&str; 8] = [
     "overflow-y",
     "float",
     "cursor",
+    "text-transform",
 ];
 
 /// Index of each computed style in a layout node's `styles` entry.
@@ -38,6 +40,8 @@ pub mod style {
     pub const FLOAT: usize = 6;
     /// `cursor` (inherited: a pointer element's children are `pointer` too).
     pub const CURSOR: usize = 7;
+    /// `text-transform` (Chromium's accessible names are the text as shown).
+    pub const TEXT_TRANSFORM: usize = 8;
 }
 
 /// `DOMSnapshot.captureSnapshot` result: one document per frame (main frame first,
@@ -52,22 +56,10 @@ pub struct CapturedSnapshot {
     pub strings: Vec<String>,
 }
 
-/// DOM size (nodes, all frames) above which `extract` does not ask for the
-/// accessibility tree: past it, `Accessibility.getFullAXTree` costs seconds and
-/// megabytes (25 000 nodes → 10 MB, 3 s), while the snapshot-only element list
-/// (`page::fallback`) agrees with it on 4 665 of the 4 666 corpus elements.
-pub const AX_TREE_MAX_NODES: usize = 15_000;
-
 impl CapturedSnapshot {
     /// Nodes in every document.
     pub fn node_count(&self) -> usize {
         self.documents.iter().map(|d| d.nodes.node_type.len()).sum()
-    }
-
-    /// Whether the accessibility tree is worth fetching for this page (see
-    /// [`AX_TREE_MAX_NODES`]).
-    pub fn wants_ax_tree(&self) -> bool {
-        self.node_count() <= AX_TREE_MAX_NODES
     }
 
     /// The string at `index`, `None` for `-1` or out of range.

@@ -1,6 +1,6 @@
 //! The out-of-process iframes' half of `extract` (PROTOCOL.md §6): in each child
 //! session of the tab ([`crate::sessions::frames`]), `DOMSnapshot.captureSnapshot`
-//! and, when the page is small enough, `Accessibility.getFullAXTree`; in its
+//! (elements come from it, as for the main frame); in its
 //! parent's session, `DOM.getFrameOwner` for the `<iframe>` element it sits
 //! under; before and after, `Page.getFrameTree` there, whose `loaderId` says
 //! which document was read and so which slot numbers its nodes
@@ -12,7 +12,7 @@ use browser_bridge_cdp::dom::GetFrameOwner;
 use browser_bridge_cdp::gather;
 use browser_bridge_cdp::page::{FrameId, GetFrameTree};
 use browser_bridge_page::frames::FrameCapture;
-use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
+use browser_bridge_page::snapshot::{COMPUTED_STYLES, CapturedSnapshot};
 use browser_bridge_protocol::TabId;
 use futures::future::join_all;
 
@@ -20,23 +20,21 @@ use crate::app::App;
 use crate::cdp::{self, Target};
 use crate::sessions::frames::ChildFrame;
 
-/// Timeout of each frame's `DOMSnapshot.captureSnapshot` and of its
-/// `Accessibility.getFullAXTree` (ms): a frame that is slow to answer is left
-/// out rather than run `extract` past its deadline.
+/// Timeout of each frame's `DOMSnapshot.captureSnapshot` (ms): a frame that is
+/// slow to answer is left out rather than run `extract` past its deadline.
 const FRAME_TIMEOUT_MS: u32 = 4_000;
 
-/// Captures every out-of-process iframe of `tab`; `ax`: ask for their
-/// accessibility trees too.
-pub async fn capture(app: &App, tab: TabId, ax: bool) -> Vec<FrameCapture> {
+/// Captures every out-of-process iframe of `tab`.
+pub async fn capture(app: &App, tab: TabId) -> Vec<FrameCapture> {
     let frames = app.sessions.child_frames(tab);
-    join_all(frames.iter().map(|f| capture_one(app, tab, f, ax)))
+    join_all(frames.iter().map(|f| capture_one(app, tab, f)))
         .await
         .into_iter()
         .flatten()
         .collect()
 }
 
-async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Option<FrameCapture> {
+async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame) -> Option<FrameCapture> {
     let owner = GetFrameOwner {
         frame_id: FrameId(frame.frame_id.clone()),
     };
@@ -47,14 +45,6 @@ async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Opt
     let snapshot = cdp::send_with_timeout(frame.target(tab), &snapshot, FRAME_TIMEOUT_MS)
         .await
         .ok()?;
-    let ax_tree = if ax && snapshot.wants_ax_tree() {
-        let tree = gather::ax_tree::<AxTree>(None);
-        cdp::send_with_timeout(frame.target(tab), &tree, FRAME_TIMEOUT_MS)
-            .await
-            .ok()
-    } else {
-        None
-    };
     // A document committed while it was read: which one the nodes belong to is
     // unknown, so the frame is left out of this read rather than numbered wrong.
     if loader(frame.target(tab)).await? != before {
@@ -78,7 +68,6 @@ async fn capture_one(app: &App, tab: TabId, frame: &ChildFrame, ax: bool) -> Opt
         parent_slot,
         owner: owner.backend_node_id.0,
         snapshot,
-        ax_tree,
     })
 }
 

@@ -16,6 +16,8 @@ enum N {
         children: Vec<N>,
     },
     Text(&'static str, bool),
+    /// A rendered text under `text-transform: {1}`.
+    Cased(&'static str, &'static str),
 }
 
 fn el(tag: &'static str, attrs: &[(&'static str, &'static str)], children: Vec<N>) -> N {
@@ -36,6 +38,10 @@ fn el(tag: &'static str, attrs: &[(&'static str, &'static str)], children: Vec<N
 
 fn text(t: &'static str) -> N {
     N::Text(t, true)
+}
+
+fn cased(t: &'static str, transform: &'static str) -> N {
+    N::Cased(t, transform)
 }
 
 /// A text node with no layout object (under `display: none`).
@@ -87,6 +93,17 @@ fn page(body: Vec<N>) -> CapturedSnapshot {
                 doc.nodes.attributes.push(Vec::new());
                 if *rendered {
                     push_layout(doc, i, "inline", "visible", s);
+                }
+            }
+            N::Cased(t, transform) => {
+                doc.nodes.node_type.push(3);
+                doc.nodes.node_name.push(s("#text"));
+                doc.nodes.node_value.push(s(t));
+                doc.nodes.attributes.push(Vec::new());
+                push_layout(doc, i, "inline", "visible", s);
+                let transform = s(transform);
+                if let Some(styles) = doc.layout.styles.last_mut() {
+                    styles.push(transform);
                 }
             }
             N::El {
@@ -433,4 +450,33 @@ fn an_empty_alt_hides_the_title_and_unrendered_titles_do_not_count() {
         ],
     );
     assert_eq!(name(vec![link], "link").as_deref(), Some("Next"));
+}
+
+#[test]
+fn text_is_named_as_text_transform_draws_it() {
+    let link = |kids| el("a", &[T, ("href", "/x")], kids);
+    let cases = [
+        (vec![cased("sign in", "uppercase")], "SIGN IN"),
+        (vec![cased("Straße", "uppercase")], "STRASSE"),
+        (vec![cased("Sign IN", "lowercase")], "sign in"),
+        (
+            vec![cased("don't stop-now 2day", "capitalize")],
+            "Don't Stop-Now 2day",
+        ),
+        // A word split over two text nodes is capitalized once.
+        (vec![text("sh"), cased("op now", "capitalize")], "shop Now"),
+        (vec![cased("as is", "none")], "as is"),
+        // A capture made before the style was asked for: the text as it is.
+        (vec![text("as is")], "as is"),
+    ];
+    for (kids, want) in cases {
+        assert_eq!(name(vec![link(kids)], "link").as_deref(), Some(want));
+    }
+    // An attribute's text is not drawn: `aria-label` stays as written.
+    let b = el(
+        "button",
+        &[T, ("aria-label", "go on")],
+        vec![cased("x", "uppercase")],
+    );
+    assert_eq!(name(vec![b], "button").as_deref(), Some("go on"));
 }

@@ -151,7 +151,7 @@ fn many_buttons(n: usize) -> PageInputs {
         snapshot,
         ax_trees: vec![AxTree { nodes }],
         text: String::new(),
-        status: None,
+        ..PageInputs::default()
     }
 }
 
@@ -647,5 +647,81 @@ fn deep_nesting_keeps_content_and_controls() {
             "{chain}: {}",
             result.markdown
         );
+    }
+}
+
+/// `role name=value` of each element, as `lines` without uids.
+fn named(inputs: &PageInputs) -> Vec<String> {
+    lines(inputs)
+        .into_iter()
+        .map(|l| {
+            l.split_once(' ')
+                .map(|(_, rest)| rest.to_owned())
+                .unwrap_or(l)
+        })
+        .collect()
+}
+
+#[test]
+fn names_as_drawn_file_inputs_and_a_modal_dialog_equal_chromiums_tree() {
+    // Recorded from tests/fixtures/extract/names*.html with their AX trees: the
+    // snapshot alone (what the extension reads) gives the tree's elements, every
+    // field equal.
+    for page in ["names", "names-modal"] {
+        let inputs = load(page);
+        assert!(
+            inputs.ax_trees.iter().any(|t| !t.nodes.is_empty()),
+            "{page}"
+        );
+        let with_ax = shape_extract(TabId(1), &inputs, &mut UidCache::new()).elements;
+        let mut alone = inputs.clone();
+        alone.ax_trees.clear();
+        let without = shape_extract(TabId(1), &alone, &mut UidCache::new()).elements;
+        assert_eq!(without, with_ax, "{page}");
+    }
+    let mut names = load("names");
+    names.ax_trees.clear();
+    let got = named(&names);
+    for want in [
+        "button SIGN IN=",
+        "link STRASSE=",
+        "button loud button=",
+        "link Don't Stop-Now 2day=",
+        "link shop Now=",
+        "button kept as written=",
+        // A button's own style (`text-transform: none`) wins over its parent's.
+        "button inherited case=",
+        "button Choose File=No file chosen",
+        "button Choose Files=No file chosen",
+        "button Photos=No file chosen",
+        "button Upload a scan=No file chosen",
+        "link Attach Choose File: No file chosen here=",
+        "button Outside any dialog=",
+    ] {
+        assert!(got.iter().any(|l| l == want), "{want} in {got:#?}");
+    }
+    // `title` does not name a file input; `inert` content lists nothing.
+    assert!(!got.iter().any(|l| l.contains("Your CV")), "{got:#?}");
+    assert!(!got.iter().any(|l| l.contains("nert")), "{got:#?}");
+
+    // Behind a modal dialog only the dialog's controls; a dialog shown with
+    // show() and a popover do not make the page inert (here they sit behind
+    // the modal one).
+    let mut modal = load("names-modal");
+    assert_eq!(modal.modal_dialog, Some(1));
+    modal.ax_trees.clear();
+    assert_eq!(
+        named(&modal),
+        ["button Keep=", "link Discard=", "textbox Reason="]
+    );
+    modal.modal_dialog = None;
+    let all = named(&modal);
+    for want in [
+        "button Behind=",
+        "button Non-modal=",
+        "button In a popover=",
+        "button Keep=",
+    ] {
+        assert!(all.iter().any(|l| l == want), "{want} in {all:#?}");
     }
 }

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use browser_bridge_cdp::gather;
 use browser_bridge_cdp::page::FrameId;
+use browser_bridge_page::PageInputs;
 use browser_bridge_page::snapshot::{AxTree, COMPUTED_STYLES, CapturedSnapshot};
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,9 @@ pub struct Capture {
     /// The main document's HTTP status, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// The modal `<dialog>`'s index ([`PageInputs::modal_dialog`]), when one is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal_dialog: Option<usize>,
     /// Milliseconds the CDP calls took.
     pub ms: f64,
 }
@@ -39,12 +43,12 @@ pub async fn capture(tab: &mut Tab) -> Result<Capture> {
         ax_trees.push(tree.unwrap_or_default());
     }
     let text = tab.send(&gather::inner_text()).await?.result.value;
-    let status = tab.send(&gather::document_status()).await?.result.value;
+    let state = tab.send(&gather::document_state()).await?.result.value;
+    let mut read = PageInputs::default();
+    read.set_document_state(state.as_ref());
     Ok(Capture {
-        status: status
-            .and_then(|v| v.as_u64())
-            .and_then(|s| u16::try_from(s).ok())
-            .filter(|&s| s != 0),
+        status: read.status,
+        modal_dialog: read.modal_dialog,
         snapshot,
         ax_trees,
         text: text

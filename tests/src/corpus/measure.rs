@@ -49,6 +49,7 @@ pub fn measure_dir(pages: &Path, captures: &Path, dump: Option<&Path>) -> Result
             ax_trees: capture.ax_trees,
             text: capture.text,
             status: capture.status,
+            modal_dialog: capture.modal_dialog,
         };
         let result = shape_extract(TabId(0), &inputs, &mut UidCache::new());
         let ms = start.elapsed().as_secs_f64() * 1000.0;
