@@ -105,11 +105,14 @@ pub fn shape_extract_with(
     let content = analyse(&dom);
     let blocks = content_blocks(&dom, &content);
     let markdown = join_blocks(&blocks, MARKDOWN_MAX_BYTES);
-    // As the extension gathers: no accessibility tree, the snapshot alone.
-    let listed = if inputs.ax_trees.iter().all(|t| t.nodes.is_empty()) {
-        snapshot_elements(&dom, inputs.modal_dialog)
-    } else {
+    // The extension (wasm) sends no tree and lists what the snapshot gives;
+    // natively a capture's trees still list Chromium's, for the comparisons.
+    let tree =
+        cfg!(not(target_arch = "wasm32")) && inputs.ax_trees.iter().any(|t| !t.nodes.is_empty());
+    let listed = if tree {
         interactive_elements(&dom, inputs.ax_trees.iter().flat_map(|t| t.nodes.iter()))
+    } else {
+        snapshot_elements(&dom, inputs.modal_dialog)
     };
     let listed = with_clickables(&dom, listed, content.root);
     let shaping = scope.is_some() || needle.is_some();

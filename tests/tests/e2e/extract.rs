@@ -29,7 +29,7 @@ async fn markdown_rules_on_fixture_pages() {
     assert_eq!(r["title"], "Tide tables explained");
     assert!(r["text"].as_str().expect("text").contains("We use cookies"));
 
-    // Over AX_TREE_MAX_NODES: elements come from the snapshot alone.
+    // A huge page: Markdown and elements cut at their caps.
     stack
         .open("extract/huge.html", Some(tab))
         .await
@@ -346,4 +346,71 @@ async fn an_open_modal_dialog_leads_the_markdown() {
         warning.is_some() && warning < md.find("the page below is inert"),
         "{md}"
     );
+}
+
+/// `role name=value` of each element of an extract result.
+fn named(r: &serde_json::Value) -> Vec<String> {
+    r["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}={}",
+                e["role"].as_str().unwrap_or(""),
+                e["name"].as_str().unwrap_or(""),
+                e["value"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elements_are_named_as_chromium_names_them_without_its_tree() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("extract/names.html", None).await.expect("open");
+    let got = named(&stack.extract(tab).await);
+    for want in [
+        "button SIGN IN=",
+        "link STRASSE=",
+        "button loud button=",
+        "link Don't Stop-Now 2day=",
+        "link shop Now=",
+        "button kept as written=",
+        "button inherited case=",
+        "button Choose File=No file chosen",
+        "button Choose Files=No file chosen",
+        "button Photos=No file chosen",
+        "button Upload a scan=No file chosen",
+        "link Attach Choose File: No file chosen here=",
+    ] {
+        assert!(got.iter().any(|l| l == want), "{want} in {got:#?}");
+    }
+    assert!(!got.iter().any(|l| l.contains("nert")), "{got:#?}");
+
+    // Behind a modal <dialog> nothing else is listed: not the page, not a
+    // non-modal dialog, not a manual popover; closed, the page is back.
+    stack
+        .open("extract/names-modal.html", Some(tab))
+        .await
+        .expect("open");
+    let r = stack.extract(tab).await;
+    assert_eq!(
+        named(&r),
+        ["button Keep=", "link Discard=", "textbox Reason="]
+    );
+    stack
+        .act(json!({"action": "evaluate", "tabId": tab,
+            "expression": "document.getElementById('ask').close(); return 1"}))
+        .await
+        .expect("close");
+    let got = named(&stack.extract(tab).await);
+    for want in [
+        "button Behind=",
+        "button Non-modal=",
+        "button In a popover=",
+    ] {
+        assert!(got.iter().any(|l| l == want), "{want} in {got:#?}");
+    }
+    assert!(!got.iter().any(|l| l == "button Keep="), "{got:#?}");
 }
