@@ -90,6 +90,7 @@ pub struct Behind {
 /// (sessions/attach.rs) keeps the background page visible and focused. Best
 /// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
+    reactivated(None).await;
     let current = chrome::tabs_get(tab.0).await.ok()?;
     let window = current.window_id;
     if !app.sessions.is_agent_window(window) {
@@ -176,11 +177,61 @@ pub async fn ready(tab: TabId) {
     }
 }
 
+thread_local! {
+    /// The tabs [`put_back`] is making active again, each with the waiters of
+    /// [`reactivated`] to wake when it has.
+    static REACTIVATING: RefCell<HashMap<i64, Vec<oneshot::Sender<()>>>> = RefCell::default();
+}
+
+/// Waits until `tab` is active again after a press ([`put_back`]): at once
+/// unless its reactivation is still under way. Every action on the tab waits
+/// for it (the page renders again), and so does [`keep_behind`] for any tab
+/// (the agent window's active tab is in flux until then).
+pub async fn reactivated(tab: Option<TabId>) {
+    loop {
+        let (done, gate) = oneshot::channel();
+        let pending = REACTIVATING.with(|r| {
+            let mut r = r.borrow_mut();
+            let key = match tab {
+                Some(tab) => Some(tab.0),
+                None => r.keys().next().copied(),
+            };
+            key.and_then(|k| r.get_mut(&k))
+                .map(|waiters| waiters.push(done))
+        });
+        if pending.is_none() {
+            return;
+        }
+        let _ = gate.await;
+        // `None`: another tab's may be under way too.
+        if tab.is_some() {
+            return;
+        }
+    }
+}
+
+/// Makes `tab` its window's active tab again, beside the answer: registered at
+/// once (see [`reactivated`]), done in its own task.
+fn reactivate(tab: i64) {
+    REACTIVATING.with(|r| {
+        r.borrow_mut().entry(tab).or_default();
+    });
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
+        let waiters = REACTIVATING.with(|r| r.borrow_mut().remove(&tab));
+        for waiter in waiters.unwrap_or_default() {
+            let _ = waiter.send(());
+        }
+    });
+}
+
 /// After the press: when the agent window [`keep_behind`] noted was shown all
 /// the same, minimizes it again and focuses the window focused before. Chrome
 /// shows a window when a page in it opens a tab in the foreground (a
 /// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
-/// window for a moment and their page a `blur` and a `focus`.
+/// window for a moment and their page a `blur` and a `focus`. The pressed tab
+/// is made active again in the background ([`reactivated`]): the answer does
+/// not wait for Chrome's tab switch (6–10 ms), the next action on the tab does.
 pub async fn put_back(behind: Option<Behind>) {
     let Some(Behind {
         window,
@@ -192,15 +243,15 @@ pub async fn put_back(behind: Option<Behind>) {
     };
     // The press has landed: the tab is active again, which leaves a minimized
     // window as it is (see new_agent_tab), so the page renders again.
-    // The window's state is asked for at once (chrome.* calls are handled in
-    // order, and activating a tab does not change it).
-    let reactivated = async {
-        if let Some(tab) = reactivate {
-            let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
-        }
-    };
-    let (_, state) = join(reactivated, chrome::windows_get(window)).await;
-    if state.is_ok_and(|w| w.state == "minimized") {
+    // The window's state is asked for at once (activating a tab does not
+    // change it).
+    if let Some(tab) = reactivate {
+        self::reactivate(tab);
+    }
+    if chrome::windows_get(window)
+        .await
+        .is_ok_and(|w| w.state == "minimized")
+    {
         return;
     }
     let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;
