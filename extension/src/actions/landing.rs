@@ -17,18 +17,19 @@ use crate::cdp;
 /// click reaches (window, capture phase), and whether a `click` that the page
 /// left to its default reached a link that downloads (`<a download>` or
 /// `<area download>` with an `href`, the one clicked or one the page's handler
-/// clicked: window, bubble phase, after the page's own handlers). Answers the
-/// top window's scroll offset `{x, y}` (CSS px; `null` from a cross-origin
-/// frame).
+/// clicked: window, bubble phase, after the page's own handlers). A press on
+/// the element's own `<label>` is its own (the label forwards it); a press that
+/// removed the element (a suggestion list that closes on mousedown) ends its
+/// click where the element was, so its release may land elsewhere. `stop` ends
+/// the recording once and keeps its answer, for a [`LANDED`] after
+/// [`LANDED_SETTLED`] timed out. Answers the top window's scroll offset
+/// `{x, y}` (CSS px; `null` from a cross-origin frame).
 const RECORD: &str = r#"function () {
   const el = this, key = Symbol.for('browser-bridge.click');
   const scroll = () => { try { return { x: top.scrollX, y: top.scrollY }; } catch (e) { return null; } };
   if (el[key] && !el[key].result) return scroll();
   const rec = { elsewhere: null };
-  // The element's own <label> forwards the click to it.
   const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
-  // A press that removed the element (a suggestion list that closes on mousedown)
-  // ends its click where the element was: the release landing elsewhere is fine.
   rec.listen = (e) => {
     if (rec.elsewhere === null && !own(e.composedPath())
         && (e.type === 'mousedown' || el.isConnected)) {
@@ -45,7 +46,6 @@ const RECORD: &str = r#"function () {
     if (!e.defaultPrevented && e.composedPath().some((n) => (n.localName === 'a' || n.localName === 'area')
         && n.hasAttribute('download') && n.href)) rec.download = true;
   };
-  // Once: the landing is kept for a LANDED after LANDED_SETTLED timed out.
   rec.stop = () => {
     if (rec.result) return rec.result;
     removeEventListener('mousedown', rec.listen, true);

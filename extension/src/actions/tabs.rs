@@ -91,20 +91,33 @@ pub struct Behind {
 /// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     reactivated(None).await;
-    let current = chrome::tabs_get(tab.0).await.ok()?;
-    let window = current.window_id;
-    if !app.sessions.is_agent_window(window) {
-        return None;
+    // The agent window the tab was last seen in: its reads list the tab too,
+    // which saves `chrome.tabs.get` first while the tab stays there.
+    let known = WINDOW_OF
+        .with(|w| w.borrow().get(&tab.0).copied())
+        .filter(|w| app.sessions.is_agent_window(*w));
+    let mut found = None;
+    if let Some(window) = known {
+        let reads = window_reads(window).await;
+        let listed = reads
+            .2
+            .as_ref()
+            .ok()
+            .and_then(|tabs| tabs.iter().find(|t| t.id == Some(tab.0)).map(|t| t.active));
+        found = listed.map(|active| (window, active, reads));
     }
-    // The three reads at once: one chrome.* round trip before the press, not
-    // three (the window's tabs are used only when `tab` is its active one).
-    let in_window = json!({ "windowId": window });
-    let (state, focused, others) = join3(
-        chrome::windows_get(window),
-        chrome::windows_last_focused(),
-        chrome::tabs_query(&in_window),
-    )
-    .await;
+    let (window, active, (state, focused, others)) = match found {
+        Some(found) => found,
+        None => {
+            let current = chrome::tabs_get(tab.0).await.ok()?;
+            let window = current.window_id;
+            WINDOW_OF.with(|w| w.borrow_mut().insert(tab.0, window));
+            if !app.sessions.is_agent_window(window) {
+                return None;
+            }
+            (window, current.active, window_reads(window).await)
+        }
+    };
     if !state.is_ok_and(|w| w.state == "minimized") {
         // One the person restored to look at: as it is.
         return None;
@@ -113,7 +126,7 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
         .ok()
         .map(|w| w.id)
         .filter(|id| !app.sessions.is_agent_window(*id));
-    if !current.active {
+    if !active {
         return Some(Behind {
             window,
             focused,
@@ -140,7 +153,29 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     behind
 }
 
+/// A window's state, the last focused window and the window's tabs.
+type WindowReads = (
+    Result<chrome::Window, chrome::ChromeError>,
+    Result<chrome::Window, chrome::ChromeError>,
+    Result<Vec<chrome::Tab>, chrome::ChromeError>,
+);
+
+/// [`WindowReads`] of `window` at once: one chrome.* round trip before the
+/// press, not three (the window's tabs are used only when the pressed tab is
+/// its active one, or to find it there).
+async fn window_reads(window: i64) -> WindowReads {
+    let in_window = json!({ "windowId": window });
+    join3(
+        chrome::windows_get(window),
+        chrome::windows_last_focused(),
+        chrome::tabs_query(&in_window),
+    )
+    .await
+}
+
 thread_local! {
+    /// The window each tab [`keep_behind`] looked at was in (tab id → window id).
+    static WINDOW_OF: RefCell<HashMap<i64, i64>> = RefCell::default();
     /// Per tab, while [`keep_behind_beside`] runs: answered once [`keep_behind`]
     /// is done (taken by [`ready`]).
     static READY: RefCell<HashMap<i64, oneshot::Receiver<()>>> = RefCell::default();
