@@ -5,7 +5,8 @@
 //!
 //! No fixed settle window: once the input's CDP calls have returned (the renderer
 //! handled the events), a barrier — two task turns of the page, awaited through
-//! `Runtime.evaluate` — answers after the events of whatever the input started at
+//! `Runtime.evaluate`, or for an element click in the call that reads where the
+//! press landed ([`super::landing`]) — answers after the events of whatever the input started at
 //! once or one task later (`Page.javascriptDialogOpening`, `Page.windowOpen`,
 //! `Page.frameRequestedNavigation`, a form's submission). Only what has started is
 //! then waited for: the load of a navigation, the tab of a `Page.windowOpen`.
@@ -52,7 +53,7 @@ pub const NAVIGATION_LOAD_MS: u32 = 10_000;
 pub enum Ended {
     /// Its calls returned: the barrier is still to be waited for.
     Input,
-    /// It waited out the barrier ([`BARRIER`]'s two task turns of the main
+    /// It waited out the barrier (`BARRIER`'s two task turns of the main
     /// frame) in its last call: the page's URL then.
     Settled(Option<String>),
 }

@@ -84,7 +84,7 @@ const LANDED_SETTLED: &str = r#"function () {
   }, 0), 0));
 }"#;
 
-/// Starts recording where the press lands on `node` ([`RECORD`]); the top
+/// Starts recording where the press lands on `node` (`RECORD`); the top
 /// window's scroll offset (CSS px), `None` when unknown.
 ///
 /// # Errors
@@ -99,10 +99,10 @@ pub async fn drop_record(node: &Node) {
     let _ = dom::call_on(&node.target, &node.object_id, LANDED, Vec::new()).await;
 }
 
-/// Ends the recording after the release: [`LANDED`]'s answer (`Null` when the
+/// Ends the recording after the release: `LANDED`'s answer (`Null` when the
 /// document that got the press is gone) and, for an element of the tab's own
 /// session, the barrier waited out with it ([`Ended::Settled`]; within
-/// [`BARRIER_MS`], else [`LANDED`] alone and [`Ended::Input`], as after a
+/// [`BARRIER_MS`], else `LANDED` alone and [`Ended::Input`], as after a
 /// navigation, leaving the barrier to [`super::effects::Watch`]).
 pub async fn landed(node: &Node) -> (Value, Ended) {
     if node.frames.is_empty() {
