@@ -15,6 +15,7 @@ use browser_bridge_cdp::runtime::{CallArgument, CallFunctionOn, Evaluate, Remote
 use browser_bridge_page::frames::FrameNodeId;
 use browser_bridge_page::uids::stale_error;
 use browser_bridge_protocol::{BridgeError, ElementTarget, ErrorCode, PointerTarget, TabId};
+use futures::future::join;
 use serde_json::Value;
 
 use super::frames::{self, FrameHop};
@@ -85,15 +86,9 @@ pub async fn resolve(
 ) -> Result<Node, BridgeError> {
     let uid = match target {
         ElementTarget::Selector(selector) => {
-            return resolve_selector(tab, selector).await?.ok_or_else(|| {
-                BridgeError::new(
-                    ErrorCode::ElementNotFound,
-                    format!(
-                        "no element matches {} (also searched open shadow roots): extract and pick another target",
-                        quote(selector)
-                    ),
-                )
-            });
+            return resolve_selector(tab, selector)
+                .await?
+                .ok_or_else(|| not_found(selector));
         }
         ElementTarget::Uid(uid) => uid,
     };
@@ -146,6 +141,52 @@ pub async fn resolve(
     })
 }
 
+/// `element_not_found` for a selector nothing matches.
+fn not_found(selector: &str) -> BridgeError {
+    BridgeError::new(
+        ErrorCode::ElementNotFound,
+        format!(
+            "no element matches {} (also searched open shadow roots): extract and pick another target",
+            quote(selector)
+        ),
+    )
+}
+
+/// [`resolve`], then `look` called on the element ([`call_on`]; its JSON
+/// answer). For a selector the call goes out beside `DOM.describeNode`, which it
+/// does not need: one round trip less before the element's first check.
+///
+/// # Errors
+/// As [`resolve`]; `look`'s as [`call_on`].
+pub async fn resolve_looking(
+    app: &App,
+    tab: TabId,
+    target: ElementTarget<'_>,
+    look: &str,
+) -> Result<(Node, Value), BridgeError> {
+    let ElementTarget::Selector(selector) = target else {
+        let node = resolve(app, tab, target).await?;
+        let first = call_on(&node.target, &node.object_id, look, Vec::new()).await?;
+        return Ok((node, first));
+    };
+    let object_id = query(tab, selector)
+        .await?
+        .ok_or_else(|| not_found(selector))?;
+    let (backend, first) = join(
+        backend_of(tab, &object_id),
+        call_on(tab, &object_id, look, Vec::new()),
+    )
+    .await;
+    let node = Node {
+        backend_node_id: backend?,
+        object_id,
+        label: cap(selector),
+        target: tab.into(),
+        frames: Vec::new(),
+    };
+    Ok((node, first?))
+}
+
 /// `document.querySelector`, then the shadow-root walk (`DEEP_QUERY`), in one
 /// `Runtime.evaluate` that answers the element's handle, then `DOM.describeNode`
 /// for its `backendNodeId`: two round trips, and no `DOM.getDocument` (which
@@ -156,30 +197,38 @@ pub async fn resolve(
 /// `invalid_request` for a selector the browser cannot parse (the query throws
 /// a `SyntaxError`); CDP failures.
 pub async fn resolve_selector(tab: TabId, selector: &str) -> Result<Option<Node>, BridgeError> {
-    let expression = format!("({DEEP_QUERY})({})", Value::String(selector.to_owned()));
-    let r = cdp::send(tab, &Evaluate::new(expression)).await?;
-    if r.exception_details.is_some() {
-        return Err(invalid_selector(selector));
-    }
-    let Some(object_id) = r
-        .result
-        .object_id
-        .filter(|_| r.result.subtype.as_deref() == Some("node"))
-    else {
+    let Some(object_id) = query(tab, selector).await? else {
         return Ok(None);
     };
-    let describe = DescribeNode {
-        object_id: Some(object_id.clone()),
-        ..DescribeNode::default()
-    };
-    let described = cdp::send(tab, &describe).await?;
     Ok(Some(Node {
-        backend_node_id: described.node.backend_node_id,
+        backend_node_id: backend_of(tab, &object_id).await?,
         object_id,
         label: cap(selector),
         target: tab.into(),
         frames: Vec::new(),
     }))
+}
+
+/// The handle of the element `selector` matches ([`resolve_selector`]'s first
+/// round trip), `None` when nothing matches.
+async fn query(tab: TabId, selector: &str) -> Result<Option<RemoteObjectId>, BridgeError> {
+    let expression = format!("({DEEP_QUERY})({})", Value::String(selector.to_owned()));
+    let r = cdp::send(tab, &Evaluate::new(expression)).await?;
+    if r.exception_details.is_some() {
+        return Err(invalid_selector(selector));
+    }
+    Ok(r.result
+        .object_id
+        .filter(|_| r.result.subtype.as_deref() == Some("node")))
+}
+
+/// `DOM.describeNode{objectId}` → the element's `backendNodeId`.
+async fn backend_of(tab: TabId, object_id: &RemoteObjectId) -> Result<BackendNodeId, BridgeError> {
+    let describe = DescribeNode {
+        object_id: Some(object_id.clone()),
+        ..DescribeNode::default()
+    };
+    Ok(cdp::send(tab, &describe).await?.node.backend_node_id)
 }
 
 /// `DOM.resolveNode{backendNodeId}` → the element's `objectId`.

@@ -5,7 +5,8 @@
 //!
 //! No fixed settle window: once the input's CDP calls have returned (the renderer
 //! handled the events), a barrier — two task turns of the page, awaited through
-//! `Runtime.evaluate` — answers after the events of whatever the input started at
+//! `Runtime.evaluate`, or for an element click in the call that reads where the
+//! press landed ([`super::landing`]) — answers after the events of whatever the input started at
 //! once or one task later (`Page.javascriptDialogOpening`, `Page.windowOpen`,
 //! `Page.frameRequestedNavigation`, a form's submission). Only what has started is
 //! then waited for: the load of a navigation, the tab of a `Page.windowOpen`.
@@ -23,7 +24,7 @@ use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::result::{FileChooser, OpenedTab, SideEffects};
 use browser_bridge_protocol::{BridgeError, TabId};
 use futures::channel::oneshot::Receiver;
-use futures::future::{Either, select};
+use futures::future::{Either, LocalBoxFuture, select};
 use gloo_timers::future::TimeoutFuture;
 
 use crate::actions::{downloads, navigation};
@@ -46,6 +47,16 @@ pub const BARRIER_MS: u32 = 500;
 const OPENED_POLL_MS: u32 = 10;
 /// Longest wait for the load of a navigation an input started (ms).
 pub const NAVIGATION_LOAD_MS: u32 = 10_000;
+
+/// How an input ended, for [`Watch::run_ended`].
+#[derive(Debug)]
+pub enum Ended {
+    /// Its calls returned: the barrier is still to be waited for.
+    Input,
+    /// It waited out the barrier (`BARRIER`'s two task turns of the main
+    /// frame) in its last call: the page's URL then.
+    Settled(Option<String>),
+}
 
 /// What an input action caused.
 #[derive(Debug)]
@@ -131,6 +142,20 @@ impl Watch {
     where
         F: Future<Output = Result<(), cdp::CdpError>>,
     {
+        self.run_ended(Box::pin(async { input.await.map(|()| Ended::Input) }))
+            .await
+    }
+
+    /// [`Watch::run`] for an input that may wait out the barrier itself, in
+    /// its last call into the page ([`Ended::Settled`]): one round trip less.
+    /// Boxed: one copy of this in the wasm, not one per input.
+    ///
+    /// # Errors
+    /// The input's CDP failure.
+    pub async fn run_ended(
+        self,
+        input: LocalBoxFuture<'_, Result<Ended, cdp::CdpError>>,
+    ) -> Result<Report, BridgeError> {
         let Watch {
             app,
             tab,
@@ -149,26 +174,30 @@ impl Watch {
         let mut effects = SideEffects::default();
         // The URL the barrier saw, when it answered.
         let mut settled_url = None;
-        let dialog = match select(Box::pin(input), dialog).await {
-            Either::Left((result, dialog)) => {
-                result?;
-                let barrier = Evaluate {
-                    await_promise: Some(true),
-                    ..Evaluate::by_value(BARRIER)
-                };
-                // A dialog blocks the barrier's evaluation: it ends the wait. A
-                // navigation destroys its context: then its answer is an error.
-                let barrier = Box::pin(cdp::send_with_timeout(tab, &barrier, BARRIER_MS));
-                match select(dialog, barrier).await {
-                    Either::Left((Ok(d), _)) => Some(d),
-                    Either::Left((Err(_), _)) => None,
-                    Either::Right((answer, mut dialog)) => {
-                        settled_url = answer
-                            .ok()
-                            .filter(|r| r.exception_details.is_none())
-                            .and_then(|r| r.result.value)
-                            .and_then(|v| v.as_str().map(str::to_owned));
-                        dialog.try_recv().ok().flatten()
+        let dialog = match select(input, dialog).await {
+            Either::Left((result, mut dialog)) => {
+                if let Ended::Settled(url) = result? {
+                    settled_url = url;
+                    dialog.try_recv().ok().flatten()
+                } else {
+                    let barrier = Evaluate {
+                        await_promise: Some(true),
+                        ..Evaluate::by_value(BARRIER)
+                    };
+                    // A dialog blocks the barrier's evaluation: it ends the wait. A
+                    // navigation destroys its context: then its answer is an error.
+                    let barrier = Box::pin(cdp::send_with_timeout(tab, &barrier, BARRIER_MS));
+                    match select(dialog, barrier).await {
+                        Either::Left((Ok(d), _)) => Some(d),
+                        Either::Left((Err(_), _)) => None,
+                        Either::Right((answer, mut dialog)) => {
+                            settled_url = answer
+                                .ok()
+                                .filter(|r| r.exception_details.is_none())
+                                .and_then(|r| r.result.value)
+                                .and_then(|v| v.as_str().map(str::to_owned));
+                            dialog.try_recv().ok().flatten()
+                        }
                     }
                 }
             }

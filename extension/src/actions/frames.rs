@@ -104,13 +104,33 @@ pub async fn offset(hops: &[FrameHop]) -> Result<(f64, f64), BridgeError> {
 ///
 /// # Errors
 /// CDP failures.
-pub async fn node_at(target: &Target, (x, y): (f64, f64)) -> Result<BackendNodeId, BridgeError> {
-    let viewport = cdp::send(target, &GetLayoutMetrics {})
-        .await?
-        .css_layout_viewport;
+pub async fn node_at(target: &Target, point: (f64, f64)) -> Result<BackendNodeId, BridgeError> {
+    node_at_scrolled(target, point, None).await
+}
+
+/// [`node_at`] with the document's scroll offset (CSS px) when the caller read
+/// it with the point (`window.scrollX/Y` of the top window: the layout
+/// viewport's `pageX/Y`), which saves `Page.getLayoutMetrics`.
+///
+/// # Errors
+/// CDP failures.
+pub async fn node_at_scrolled(
+    target: &Target,
+    (x, y): (f64, f64),
+    scroll: Option<(f64, f64)>,
+) -> Result<BackendNodeId, BridgeError> {
+    let (page_x, page_y) = match scroll {
+        Some(offset) => offset,
+        None => {
+            let v = cdp::send(target, &GetLayoutMetrics {})
+                .await?
+                .css_layout_viewport;
+            (v.page_x, v.page_y)
+        }
+    };
     let location = GetNodeForLocation {
-        x: (x + viewport.page_x).round() as i64,
-        y: (y + viewport.page_y).round() as i64,
+        x: (x + page_x).round() as i64,
+        y: (y + page_y).round() as i64,
         include_user_agent_shadow_dom: false,
         ignore_pointer_events_none: false,
     };

@@ -18,13 +18,15 @@ use browser_bridge_protocol::action::{Click, Hover, Modifier, MouseButton, Press
 use browser_bridge_protocol::pointer::HoverResult;
 use browser_bridge_protocol::result::{ClickResult, PressKeyResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
+use futures::future::{join, try_join};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::actions::dom::{self, Node};
-use crate::actions::effects::Watch;
+use crate::actions::effects::{Ended, Watch};
 use crate::actions::frames::{self, Reach};
+use crate::actions::landing;
 use crate::actions::tabs;
 use crate::app::App;
 use crate::cdp::{self, Target};
@@ -81,52 +83,6 @@ const LABEL_POINT: &str = r#"function () {
   return [b.left + Math.min(b.width / 2, 8), b.top + b.height / 2];
 }"#;
 
-/// Records, until [`LANDED`], which element each `mousedown`/`mouseup` of the
-/// click reaches (window, capture phase), and whether a `click` that the page
-/// left to its default reached a link that downloads (`<a download>` or
-/// `<area download>` with an `href`, the one clicked or one the page's handler
-/// clicked: window, bubble phase, after the page's own handlers).
-const RECORD: &str = r#"function () {
-  const el = this, key = Symbol.for('browser-bridge.click');
-  const rec = { elsewhere: null };
-  // The element's own <label> forwards the click to it.
-  const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
-  // A press that removed the element (a suggestion list that closes on mousedown)
-  // ends its click where the element was: the release landing elsewhere is fine.
-  rec.listen = (e) => {
-    if (rec.elsewhere === null && !own(e.composedPath())
-        && (e.type === 'mousedown' || el.isConnected)) {
-      const t = e.composedPath()[0];
-      let d = t && t.tagName ? t.tagName.toLowerCase() : 'the page';
-      if (t && t.id) d += '#' + t.id;
-      const text = ((t && (t.innerText || t.textContent)) || '').trim().replace(/\s+/g, ' ');
-      if (text) d += ' "' + text.slice(0, 40) + '"';
-      rec.elsewhere = d;
-    }
-  };
-  rec.download = false;
-  rec.clicked = (e) => {
-    if (!e.defaultPrevented && e.composedPath().some((n) => (n.localName === 'a' || n.localName === 'area')
-        && n.hasAttribute('download') && n.href)) rec.download = true;
-  };
-  addEventListener('mousedown', rec.listen, true);
-  addEventListener('mouseup', rec.listen, true);
-  addEventListener('click', rec.clicked);
-  el[key] = rec;
-}"#;
-
-/// Ends [`RECORD`]: `{elsewhere, download}`, the element a press landed on
-/// instead of this one (or null) and whether a download link was followed.
-const LANDED: &str = r#"function () {
-  const key = Symbol.for('browser-bridge.click'), rec = this[key];
-  if (!rec) return null;
-  delete this[key];
-  removeEventListener('mousedown', rec.listen, true);
-  removeEventListener('mouseup', rec.listen, true);
-  removeEventListener('click', rec.clicked);
-  return { elsewhere: rec.elsewhere, download: rec.download };
-}"#;
-
 /// `{disabled}` of an element.
 const STATE: &str = r#"function () {
   return { disabled: !!this.disabled || this.getAttribute('aria-disabled') === 'true' };
@@ -145,7 +101,9 @@ fn first_look() -> String {
 
 /// Waits (at most ~600 ms) until the element's box stops moving (a smooth scroll,
 /// a transition) and returns the viewport's size `{w, h}` (CSS px, without
-/// scrollbars). Frames and timers both drive it, so a background tab cannot stall it.
+/// scrollbars), `still` when it answered at once (nothing could move) and
+/// `scroll`, the top window's scroll offset `{x, y}` (CSS px; `null` from a
+/// cross-origin frame). Frames and timers both drive it, so a background tab cannot stall it.
 /// In a same-origin iframe the box model is in the top page's viewport, so that is
 /// the one measured (the outermost window the frame can reach).
 /// When nothing can be moving it — no animation or transition runs in the document
@@ -156,17 +114,19 @@ const SETTLE: &str = r#"function () {
     let win = window;
     try { while (win.parent !== win && win.parent.document) win = win.parent; } catch (e) {}
     const d = win.document.documentElement;
+    let scroll = null;
+    try { scroll = { x: top.scrollX, y: top.scrollY }; } catch (e) {}
     return { w: Math.min(win.innerWidth, (d && d.clientWidth) || win.innerWidth),
-             h: Math.min(win.innerHeight, (d && d.clientHeight) || win.innerHeight) };
+             h: Math.min(win.innerHeight, (d && d.clientHeight) || win.innerHeight), scroll };
   };
-  if (!el) return size();
+  if (!el) return { ...size(), still: true };
   const smooth = () => {
     for (let n = el; n; n = n.parentElement || (n.getRootNode().host || null)) {
       if (getComputedStyle(n).scrollBehavior === 'smooth') return true;
     }
     return false;
   };
-  if (document.getAnimations().length === 0 && !smooth()) return size();
+  if (document.getAnimations().length === 0 && !smooth()) return { ...size(), still: true };
   const key = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(); };
   const end = Date.now() + 600;
   return new Promise((done) => {
@@ -194,21 +154,42 @@ const SCROLL_CENTRE: &str = r#"function () {
   if (el) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
 }"#;
 
+/// A click point (CSS px, viewport) and the top window's scroll offset read
+/// with it (CSS px), when known: [`hit_test`] then needs no
+/// `Page.getLayoutMetrics` to make it a document point.
+#[derive(Debug, Clone, Copy)]
+pub struct Spot {
+    /// The point.
+    pub at: (f64, f64),
+    /// `window.scrollX/Y` of the top window, `None` when not read.
+    pub scroll: Option<(f64, f64)>,
+}
+
 /// Scrolls `node` into view and returns its click point (CSS px, viewport).
 ///
 /// # Errors
 /// `element_not_interactable` when it is hidden, not rendered, zero-sized or
 /// outside the viewport after scrolling.
 pub async fn click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
-    cdp::send(
-        &node.target,
-        &ScrollIntoViewIfNeeded {
-            backend_node_id: node.backend_node_id.clone(),
-        },
-    )
-    .await
-    .map_err(|_| not_interactable(node, "not rendered (display:none or detached)"))?;
-    visible_point(tab, node).await
+    click_spot(tab, node).await.map(|s| s.at)
+}
+
+/// [`click_point`] with the scroll offset. `DOM.scrollIntoViewIfNeeded` goes out
+/// with the measure ([`visible_spot`]): a session's commands run in order, so
+/// the box is read after the scroll, and a failed scroll is answered first.
+async fn click_spot(tab: TabId, node: &Node) -> Result<Spot, BridgeError> {
+    let scroll = async {
+        cdp::send(
+            &node.target,
+            &ScrollIntoViewIfNeeded {
+                backend_node_id: node.backend_node_id.clone(),
+            },
+        )
+        .await
+        .map_err(|_| not_interactable(node, "not rendered (display:none or detached)"))
+    };
+    let (_, spot) = try_join(scroll, visible_spot(tab, node)).await?;
+    Ok(spot)
 }
 
 fn not_interactable(node: &Node, why: &str) -> BridgeError {
@@ -222,16 +203,27 @@ fn not_interactable(node: &Node, why: &str) -> BridgeError {
 /// that lies inside the viewport (CSS px, viewport), so that an element straddling
 /// an edge is pressed where it can be seen.
 pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
-    let viewport = dom::call_on(&node.target, &node.object_id, SETTLE, Vec::new()).await?;
-    let model = cdp::send(
-        &node.target,
-        &GetBoxModel {
-            backend_node_id: node.backend_node_id.clone(),
-        },
-    )
-    .await
-    .map_err(|_| not_interactable(node, "hidden or not rendered (no box)"))?
-    .model;
+    visible_spot(tab, node).await.map(|s| s.at)
+}
+
+/// [`visible_point`] with the scroll offset. `DOM.getBoxModel` goes out beside
+/// the settle wait and is kept when that answered at once (`still`: nothing
+/// could move the box), else asked again once the box has settled.
+async fn visible_spot(tab: TabId, node: &Node) -> Result<Spot, BridgeError> {
+    let get_box = GetBoxModel {
+        backend_node_id: node.backend_node_id.clone(),
+    };
+    let box_model = || cdp::send(&node.target, &get_box);
+    let settle = dom::call_on(&node.target, &node.object_id, SETTLE, Vec::new());
+    let (viewport, model) = join(settle, box_model()).await;
+    let viewport = viewport?;
+    let model = match viewport["still"] {
+        Value::Bool(true) => model,
+        _ => box_model().await,
+    };
+    let model = model
+        .map_err(|_| not_interactable(node, "hidden or not rendered (no box)"))?
+        .model;
     let (width, height) = model.size();
     if width <= 0.0 || height <= 0.0 {
         return Err(not_interactable(node, "zero-sized"));
@@ -256,10 +248,14 @@ pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), Bridge
         ));
     }
     if node.frames.is_empty() {
-        return Ok((
-            ((left + right) / 2.0).floor(),
-            ((top + bottom) / 2.0).floor(),
-        ));
+        let scroll = &viewport["scroll"];
+        return Ok(Spot {
+            at: (
+                ((left + right) / 2.0).floor(),
+                ((top + bottom) / 2.0).floor(),
+            ),
+            scroll: scroll["x"].as_f64().zip(scroll["y"].as_f64()),
+        });
     }
     // In an out-of-process iframe: from the frame's viewport to the tab's, where
     // the part that shows must be inside the tab's viewport too.
@@ -281,10 +277,13 @@ pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), Bridge
             "outside the viewport after scrolling (its frame is scrolled out of view)",
         ));
     }
-    Ok((
-        ((left + right) / 2.0).floor(),
-        ((top + bottom) / 2.0).floor(),
-    ))
+    Ok(Spot {
+        at: (
+            ((left + right) / 2.0).floor(),
+            ((top + bottom) / 2.0).floor(),
+        ),
+        scroll: None,
+    })
 }
 
 /// The click point of `node` with its hit test passed: where
@@ -295,30 +294,36 @@ pub async fn visible_point(tab: TabId, node: &Node) -> Result<(f64, f64), Bridge
 /// As [`click_point`]; `element_not_interactable` naming the cover when it is
 /// still covered.
 pub async fn clear_click_point(tab: TabId, node: &Node) -> Result<(f64, f64), BridgeError> {
-    let point = click_point(tab, node).await?;
-    match hit_test(tab, node, point).await {
+    clear_click_spot(tab, node).await.map(|s| s.at)
+}
+
+/// [`clear_click_point`] with the scroll offset.
+async fn clear_click_spot(tab: TabId, node: &Node) -> Result<Spot, BridgeError> {
+    let spot = click_spot(tab, node).await?;
+    match hit_test(tab, node, spot).await {
         Err(e) if e.code == ErrorCode::ElementNotInteractable => {
             dom::call_on(&node.target, &node.object_id, SCROLL_CENTRE, Vec::new()).await?;
-            let point = visible_point(tab, node).await?;
-            hit_test(tab, node, point).await?;
-            Ok(point)
+            let spot = visible_spot(tab, node).await?;
+            hit_test(tab, node, spot).await?;
+            Ok(spot)
         }
-        other => other.map(|()| point),
+        other => other.map(|()| spot),
     }
 }
 
-/// Checks that a click at `(x, y)` lands on `node` or a descendant, or on its
+/// Checks that a click at `spot` lands on `node` or a descendant, or on its
 /// `<label>` (see `CONTAINS`).
 ///
 /// # Errors
 /// `element_not_interactable` naming the covering element.
-pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(), BridgeError> {
+pub async fn hit_test(tab: TabId, node: &Node, spot: Spot) -> Result<(), BridgeError> {
+    let (x, y) = spot.at;
     // In an out-of-process iframe, the tab's hit test finds the <iframe>
     // element: each frame on the way must be hit there, then the frame's own
     // hit test decides, at the point inside it.
-    let (target, local) = match frames::through_frames(&node.frames, (x, y)).await? {
-        Reach::Inside(local) if node.frames.is_empty() => (Target::from(tab), local),
-        Reach::Inside(local) => (node.target.clone(), local),
+    let (target, local, scroll) = match frames::through_frames(&node.frames, (x, y)).await? {
+        Reach::Inside(local) if node.frames.is_empty() => (Target::from(tab), local, spot.scroll),
+        Reach::Inside(local) => (node.target.clone(), local, None),
         Reach::Covered(target, hit) => {
             let cover = match dom::resolve_backend(&target, hit).await {
                 Ok(object) => dom::describe(&target, &object).await,
@@ -327,7 +332,7 @@ pub async fn hit_test(tab: TabId, node: &Node, (x, y): (f64, f64)) -> Result<(),
             return Err(covered(node, (x, y), &cover));
         }
     };
-    let hit = frames::node_at(&target, local).await?;
+    let hit = frames::node_at_scrolled(&target, local, scroll).await?;
     if hit == node.backend_node_id {
         return Ok(());
     }
@@ -372,9 +377,9 @@ fn button(b: Option<MouseButton>) -> CdpButton {
 /// # Errors
 /// `element_not_found`, `element_stale`, `element_not_interactable`.
 pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, BridgeError> {
-    let node = dom::resolve(app, tab, dom::element(p.target()?)?).await?;
-    // One call: the disabled state, the drop-down option, the label's point.
-    let first = dom::call_on(&node.target, &node.object_id, &first_look(), Vec::new()).await?;
+    // The first look goes out with the resolution's last round trip.
+    let target = dom::element(p.target()?)?;
+    let (node, first) = dom::resolve_looking(app, tab, target, &first_look()).await?;
     if first["dropdown"] == true {
         return pick_option(app, tab, &node, first["disabled"] == true).await;
     }
@@ -389,10 +394,14 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
     let by_label = &first["labelPoint"];
     let point = match (by_label[0].as_f64(), by_label[1].as_f64()) {
         (Some(x), Some(y)) => {
-            hit_test(tab, &node, (x, y)).await?;
-            (x, y)
+            let at = Spot {
+                at: (x, y),
+                scroll: None,
+            };
+            hit_test(tab, &node, at).await?;
+            at
         }
-        _ => clear_click_point(tab, &node).await?,
+        _ => clear_click_spot(tab, &node).await?,
     };
     let modifiers = Modifier::mask(p.modifiers.as_deref().unwrap_or_default());
     let button = button(p.button);
@@ -410,22 +419,19 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
             modifiers: Some(modifiers),
             ..DispatchMouseEvent::moved(x, y)
         };
-        cdp::send(tab, &moved(point)).await?;
+        cdp::send(tab, &moved(point.at)).await?;
         // Hover styles and handlers may have swapped or moved the element, or
         // put something over it: test again where the mouse now is.
-        let at = match after_move(tab, &node_in, point).await {
-            Ok(at) => at,
+        let (at, recording) = match after_move(tab, &node_in, point.at).await {
+            Ok(after) => after,
             Err(e) => {
                 *refused_in.borrow_mut() = Some(e);
-                return Ok(());
+                return Ok(Ended::Input);
             }
         };
-        if at != point {
+        if at != point.at {
             cdp::send(tab, &moved(at)).await?;
         }
-        let recording = dom::call_on(&node_in.target, &node_in.object_id, RECORD, Vec::new())
-            .await
-            .is_ok();
         for n in 1..=count {
             for kind in [MouseEventType::MousePressed, MouseEventType::MouseReleased] {
                 let event = DispatchMouseEvent {
@@ -437,29 +443,27 @@ pub async fn click(app: &App, tab: TabId, p: Click) -> Result<ActionResult, Brid
                 cdp::send(tab, &event).await?;
             }
         }
-        if recording {
-            // Absent after a navigation: the document that got the press is gone.
-            let landed = dom::call_on(&node_in.target, &node_in.object_id, LANDED, Vec::new())
-                .await
-                .unwrap_or_default();
-            download_link.set(landed["download"] == true);
-            if let Value::String(elsewhere) = &landed["elsewhere"] {
-                *refused_in.borrow_mut() = Some(BridgeError::new(
-                    ErrorCode::ElementNotInteractable,
-                    format!(
-                        "the click on {} was sent at ({:.0}, {:.0}) but landed on {}: the page \
-                         changed under the pointer; extract and check the page before retrying",
-                        node_in.label,
-                        at.0,
-                        at.1,
-                        cap(elsewhere)
-                    ),
-                ));
-            }
+        if !recording {
+            return Ok(Ended::Input);
         }
-        Ok::<(), cdp::CdpError>(())
+        let (landed, ended) = landing::landed(&node_in).await;
+        download_link.set(landed["download"] == true);
+        if let Value::String(elsewhere) = &landed["elsewhere"] {
+            *refused_in.borrow_mut() = Some(BridgeError::new(
+                ErrorCode::ElementNotInteractable,
+                format!(
+                    "the click on {} was sent at ({:.0}, {:.0}) but landed on {}: the page \
+                     changed under the pointer; extract and check the page before retrying",
+                    node_in.label,
+                    at.0,
+                    at.1,
+                    cap(elsewhere)
+                ),
+            ));
+        }
+        Ok::<Ended, cdp::CdpError>(ended)
     };
-    let report = watch.run(input).await?;
+    let report = watch.run_ended(Box::pin(input)).await?;
     if let Some(e) = refused.take() {
         return Err(e);
     }
@@ -536,24 +540,47 @@ async fn pick_option(
 
 /// The point to press after the mouse moved to `point`: the same when the hit
 /// test still passes, else the element's new clear point (it moved or changed
-/// size on hover).
-async fn after_move(tab: TabId, node: &Node, point: (f64, f64)) -> Result<(f64, f64), BridgeError> {
-    if hit_test(tab, node, point).await.is_ok() {
-        return Ok(point);
+/// size on hover); and whether the press is recorded ([`landing::record`], put
+/// first: its answer is the scroll offset the hit test needs).
+async fn after_move(
+    tab: TabId,
+    node: &Node,
+    point: (f64, f64),
+) -> Result<((f64, f64), bool), BridgeError> {
+    let recorded = landing::record(node).await;
+    let recording = recorded.is_ok();
+    let spot = Spot {
+        at: point,
+        scroll: recorded.ok().flatten(),
+    };
+    if hit_test(tab, node, spot).await.is_ok() {
+        return Ok((point, recording));
     }
-    let again = visible_point(tab, node).await.map_err(|e| {
-        BridgeError::new(
-            e.code,
-            format!("{} once the mouse moved onto it", e.message),
-        )
-    })?;
-    hit_test(tab, node, again).await.map_err(|e| {
-        BridgeError::new(
-            e.code,
-            format!("{} (after the mouse moved onto it)", e.message),
-        )
-    })?;
-    Ok(again)
+    let again = async {
+        let again = visible_spot(tab, node).await.map_err(|e| {
+            BridgeError::new(
+                e.code,
+                format!("{} once the mouse moved onto it", e.message),
+            )
+        })?;
+        hit_test(tab, node, again).await.map_err(|e| {
+            BridgeError::new(
+                e.code,
+                format!("{} (after the mouse moved onto it)", e.message),
+            )
+        })?;
+        Ok(again.at)
+    };
+    match again.await {
+        Ok(at) => Ok((at, recording)),
+        Err(e) => {
+            // Nothing is pressed: the recorder goes.
+            if recording {
+                landing::drop_record(node).await;
+            }
+            Err(e)
+        }
+    }
 }
 
 /// `hover`: the mouse moves to the element's centre.

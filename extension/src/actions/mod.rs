@@ -12,6 +12,7 @@ pub mod forms;
 pub mod frames;
 pub mod handoff;
 pub mod input;
+pub mod landing;
 pub mod marks;
 pub mod navigation;
 pub mod page;

@@ -90,20 +90,34 @@ pub struct Behind {
 /// (sessions/attach.rs) keeps the background page visible and focused. Best
 /// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
-    let current = chrome::tabs_get(tab.0).await.ok()?;
-    let window = current.window_id;
-    if !app.sessions.is_agent_window(window) {
-        return None;
+    reactivated(None).await;
+    // The agent window the tab was last seen in: its reads list the tab too,
+    // which saves `chrome.tabs.get` first while the tab stays there.
+    let known = WINDOW_OF
+        .with(|w| w.borrow().get(&tab.0).copied())
+        .filter(|w| app.sessions.is_agent_window(*w));
+    let mut found = None;
+    if let Some(window) = known {
+        let reads = window_reads(window).await;
+        let listed = reads
+            .2
+            .as_ref()
+            .ok()
+            .and_then(|tabs| tabs.iter().find(|t| t.id == Some(tab.0)).map(|t| t.active));
+        found = listed.map(|active| (window, active, reads));
     }
-    // The three reads at once: one chrome.* round trip before the press, not
-    // three (the window's tabs are used only when `tab` is its active one).
-    let in_window = json!({ "windowId": window });
-    let (state, focused, others) = join3(
-        chrome::windows_get(window),
-        chrome::windows_last_focused(),
-        chrome::tabs_query(&in_window),
-    )
-    .await;
+    let (window, active, (state, focused, others)) = match found {
+        Some(found) => found,
+        None => {
+            let current = chrome::tabs_get(tab.0).await.ok()?;
+            let window = current.window_id;
+            WINDOW_OF.with(|w| w.borrow_mut().insert(tab.0, window));
+            if !app.sessions.is_agent_window(window) {
+                return None;
+            }
+            (window, current.active, window_reads(window).await)
+        }
+    };
     if !state.is_ok_and(|w| w.state == "minimized") {
         // One the person restored to look at: as it is.
         return None;
@@ -112,7 +126,7 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
         .ok()
         .map(|w| w.id)
         .filter(|id| !app.sessions.is_agent_window(*id));
-    if !current.active {
+    if !active {
         return Some(Behind {
             window,
             focused,
@@ -139,7 +153,29 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     behind
 }
 
+/// A window's state, the last focused window and the window's tabs.
+type WindowReads = (
+    Result<chrome::Window, chrome::ChromeError>,
+    Result<chrome::Window, chrome::ChromeError>,
+    Result<Vec<chrome::Tab>, chrome::ChromeError>,
+);
+
+/// [`WindowReads`] of `window` at once: one chrome.* round trip before the
+/// press, not three (the window's tabs are used only when the pressed tab is
+/// its active one, or to find it there).
+async fn window_reads(window: i64) -> WindowReads {
+    let in_window = json!({ "windowId": window });
+    join3(
+        chrome::windows_get(window),
+        chrome::windows_last_focused(),
+        chrome::tabs_query(&in_window),
+    )
+    .await
+}
+
 thread_local! {
+    /// The window each tab [`keep_behind`] looked at was in (tab id → window id).
+    static WINDOW_OF: RefCell<HashMap<i64, i64>> = RefCell::default();
     /// Per tab, while [`keep_behind_beside`] runs: answered once [`keep_behind`]
     /// is done (taken by [`ready`]).
     static READY: RefCell<HashMap<i64, oneshot::Receiver<()>>> = RefCell::default();
@@ -176,11 +212,61 @@ pub async fn ready(tab: TabId) {
     }
 }
 
+thread_local! {
+    /// The tabs [`put_back`] is making active again, each with the waiters of
+    /// [`reactivated`] to wake when it has.
+    static REACTIVATING: RefCell<HashMap<i64, Vec<oneshot::Sender<()>>>> = RefCell::default();
+}
+
+/// Waits until `tab` is active again after a press ([`put_back`]): at once
+/// unless its reactivation is still under way. Every action on the tab waits
+/// for it (the page renders again), and so does [`keep_behind`] for any tab
+/// (the agent window's active tab is in flux until then).
+pub async fn reactivated(tab: Option<TabId>) {
+    loop {
+        let (done, gate) = oneshot::channel();
+        let pending = REACTIVATING.with(|r| {
+            let mut r = r.borrow_mut();
+            let key = match tab {
+                Some(tab) => Some(tab.0),
+                None => r.keys().next().copied(),
+            };
+            key.and_then(|k| r.get_mut(&k))
+                .map(|waiters| waiters.push(done))
+        });
+        if pending.is_none() {
+            return;
+        }
+        let _ = gate.await;
+        // `None`: another tab's may be under way too.
+        if tab.is_some() {
+            return;
+        }
+    }
+}
+
+/// Makes `tab` its window's active tab again, beside the answer: registered at
+/// once (see [`reactivated`]), done in its own task.
+fn reactivate(tab: i64) {
+    REACTIVATING.with(|r| {
+        r.borrow_mut().entry(tab).or_default();
+    });
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
+        let waiters = REACTIVATING.with(|r| r.borrow_mut().remove(&tab));
+        for waiter in waiters.unwrap_or_default() {
+            let _ = waiter.send(());
+        }
+    });
+}
+
 /// After the press: when the agent window [`keep_behind`] noted was shown all
 /// the same, minimizes it again and focuses the window focused before. Chrome
 /// shows a window when a page in it opens a tab in the foreground (a
 /// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
-/// window for a moment and their page a `blur` and a `focus`.
+/// window for a moment and their page a `blur` and a `focus`. The pressed tab
+/// is made active again in the background ([`reactivated`]): the answer does
+/// not wait for Chrome's tab switch (6–10 ms), the next action on the tab does.
 pub async fn put_back(behind: Option<Behind>) {
     let Some(Behind {
         window,
@@ -192,15 +278,15 @@ pub async fn put_back(behind: Option<Behind>) {
     };
     // The press has landed: the tab is active again, which leaves a minimized
     // window as it is (see new_agent_tab), so the page renders again.
-    // The window's state is asked for at once (chrome.* calls are handled in
-    // order, and activating a tab does not change it).
-    let reactivated = async {
-        if let Some(tab) = reactivate {
-            let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
-        }
-    };
-    let (_, state) = join(reactivated, chrome::windows_get(window)).await;
-    if state.is_ok_and(|w| w.state == "minimized") {
+    // The window's state is asked for at once (activating a tab does not
+    // change it).
+    if let Some(tab) = reactivate {
+        self::reactivate(tab);
+    }
+    if chrome::windows_get(window)
+        .await
+        .is_ok_and(|w| w.state == "minimized")
+    {
         return;
     }
     let _ = chrome::windows_update(window, &json!({ "state": "minimized" })).await;

@@ -2,7 +2,7 @@
 //! `pointer-events:none` never cover, sticky and fixed bars over the target are
 //! scrolled clear of (and never clicked), hover changes are hit-tested again and
 //! a press that landed elsewhere is an error, an element across the viewport's
-//! edge is clicked every time.
+//! edge is clicked every time, a page busy after the press is still checked.
 
 use browser_bridge_tests::harness::Stack;
 use serde_json::{Value, json};
@@ -159,4 +159,44 @@ async fn element_across_the_bottom_edge_is_clicked_every_time() {
             "{visible} px visible"
         );
     }
+}
+
+/// A page busy for longer than the side-effects barrier after the press still
+/// has where the press landed checked and its effects reported; a hover that
+/// scrolls the page is measured again where it scrolled to (the scroll offset is
+/// read after the mouse moved, not reused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_page_after_the_press_and_a_hover_that_scrolls() {
+    let stack = Stack::start().await.expect("stack");
+    let page = "click/busy-after.html";
+    let tab = stack.open(page, None).await.expect("open");
+    let r = click(&stack, tab, "#slow").await.expect("slow");
+    assert_eq!(
+        (r["navigated"].clone(), r["url"].clone()),
+        (json!(false), json!(stack.fixtures.url(page))),
+        "{r}"
+    );
+    // The button hides on mousedown, then the page is busy: the release landed
+    // elsewhere all the same.
+    let e = click(&stack, tab, "#runaway").await.unwrap_err();
+    assert!(e.starts_with("element_not_interactable"), "{e}");
+    assert!(e.contains("landed on div#catch"), "{e}");
+    // Scrolled by its first mouseover: pressed where it moved to.
+    click(&stack, tab, "#scroller")
+        .await
+        .expect("the button that scrolls the page");
+    assert_eq!(
+        stack
+            .eval(tab, "return [window.__clicked, scrollY > 1000]")
+            .await
+            .unwrap(),
+        json!([["slow", "scroller"], true])
+    );
+    // Busy, then a navigation: awaited and reported.
+    let r = click(&stack, tab, "#slow-nav").await.expect("slow nav");
+    assert_eq!(
+        (r["navigated"].clone(), r["url"].clone()),
+        (json!(true), json!(stack.fixtures.url("second.html"))),
+        "{r}"
+    );
 }
