@@ -15,7 +15,7 @@ use browser_bridge_protocol::result::{SelectOptionResult, TypeResult, UploadFile
 use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 use serde_json::{Value, json};
 
-use crate::actions::{dom, input};
+use crate::actions::{dom, input, point};
 use crate::app::App;
 use crate::cdp;
 use crate::core::messages::{cap, quote, with_article};
@@ -140,7 +140,7 @@ pub async fn type_text(app: &App, tab: TabId, p: Type) -> Result<ActionResult, B
             format!("{} is disabled", node.label),
         ));
     }
-    input::click_point(tab, &node).await?;
+    point::click_point(tab, &node).await?;
     let focus = Focus {
         backend_node_id: node.backend_node_id.clone(),
     };
@@ -296,7 +296,7 @@ async fn type_keys(
     if state["focusable"] != true {
         return Err(not_focusable());
     }
-    input::click_point(tab, node).await?;
+    point::click_point(tab, node).await?;
     let focus = Focus {
         backend_node_id: node.backend_node_id.clone(),
     };

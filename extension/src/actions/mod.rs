@@ -16,6 +16,7 @@ pub mod landing;
 pub mod marks;
 pub mod navigation;
 pub mod page;
+pub mod point;
 pub mod pointer;
 pub mod scroll;
 pub mod tabs;

@@ -22,7 +22,7 @@ use futures::channel::oneshot::Receiver;
 use crate::actions::dom;
 use crate::actions::effects::Watch;
 use crate::actions::frames;
-use crate::actions::input::{clear_click_point, click_point, visible_point};
+use crate::actions::point::{clear_click_point, click_point, visible_point};
 use crate::app::App;
 use crate::cdp::{self, CdpError, Target, within};
 use crate::core::pointer::{check_point, drag_path, hit_of};
