@@ -11,16 +11,18 @@
 //! Chromium computes its accessibility tree, which is not fetched: on 2 000
 //! controls `Accessibility.getFullAXTree` alone took 60–80 % of `extract`. No page
 //! script beyond those two reads, so a page that overrides prototypes can at
-//! most misreport its own status or dialog. The uids come from the session's cache (§6).
+//! most misreport its own status or dialog. The uids come from the session's cache (§6),
+//! for the main-frame document the read saw whole (its `loaderId` before and after).
 
 pub mod frames;
 
 use browser_bridge_cdp::gather;
+use browser_bridge_cdp::page::GetFrameTree;
 use browser_bridge_page::frames::merge_frames;
 use browser_bridge_page::snapshot::{COMPUTED_STYLES, CapturedSnapshot};
 use browser_bridge_page::{PageInputs, shape_extract_with};
 use browser_bridge_protocol::action::Extract;
-use browser_bridge_protocol::{ActionResult, BridgeError, TabId};
+use browser_bridge_protocol::{ActionResult, BridgeError, ErrorCode, TabId};
 
 use crate::app::App;
 use crate::cdp;
@@ -39,11 +41,10 @@ const GATHER_TIMEOUT_MS: u32 = 15_000;
 /// options, `element_not_found`/`element_stale` (scope) and `invalid_action` (a
 /// part past the last).
 pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, BridgeError> {
-    let (inputs, frames) = futures::join!(gather(tab), frames::capture(app, tab));
-    let mut inputs = inputs?;
-    merge_frames(&mut inputs, frames);
+    let (inputs, loader) = read_one_document(app, tab).await?;
     app.sessions
         .with(tab, |s| {
+            s.read_main_document(&loader);
             let result = shape_extract_with(tab, &inputs, &mut s.uids, &p)?;
             // What `screenshot` `marks` draws: the elements this extract listed.
             let listed: Vec<_> = result.elements.iter().map(|e| e.uid.clone()).collect();
@@ -52,6 +53,42 @@ pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, 
         })
         .ok_or_else(|| no_tab(tab))?
         .map(ActionResult::Extract)
+}
+
+/// Reads of a page that keeps committing new documents before one is whole.
+const READS: usize = 3;
+
+/// The page gathered with the main-frame `loaderId` it was read in: `Page.getFrameTree`
+/// goes out before the gathering calls and again after them, and a read that
+/// straddles a commit (the two differ) is made again, up to [`READS`] times.
+///
+/// # Errors
+/// As [`gather`]; `timeout` when every read straddled a commit.
+async fn read_one_document(app: &App, tab: TabId) -> Result<(PageInputs, String), BridgeError> {
+    for _ in 0..READS {
+        // `join!` polls in order: the first loader read is sent before the snapshot.
+        let (before, inputs, frames) =
+            futures::join!(main_loader(tab), gather(tab), frames::capture(app, tab));
+        let mut inputs = inputs?;
+        let before = before?;
+        if main_loader(tab).await? != before {
+            continue;
+        }
+        merge_frames(&mut inputs, frames);
+        return Ok((inputs, before));
+    }
+    Err(BridgeError::new(
+        ErrorCode::Timeout,
+        format!(
+            "the page committed a new document during each of {READS} reads; call extract again once it settles"
+        ),
+    ))
+}
+
+/// The main frame's current `loaderId` (`Page.getFrameTree`).
+async fn main_loader(tab: TabId) -> Result<String, BridgeError> {
+    let tree = cdp::send_with_timeout(tab, &GetFrameTree {}, GATHER_TIMEOUT_MS).await?;
+    Ok(tree.frame_tree.frame.loader_id)
 }
 
 /// The CDP half of `extract` in the tab's own session: snapshot, innerText,

@@ -105,6 +105,7 @@ impl Sessions {
             crashed: false,
             started_at,
             main_frame: None,
+            main_loader: None,
             closing: false,
         });
         // The tab's requests to blocked hosts are refused before the action runs.

@@ -77,10 +77,40 @@ pub struct Session {
     /// The main frame's CDP `frameId` (`Page.getFrameTree` at attach), to tell
     /// main-frame document requests from iframe ones in `Fetch.requestPaused`.
     pub main_frame: Option<String>,
+    /// The CDP `loaderId` of the main-frame document that `uids` numbers (from
+    /// `Page.frameNavigated`, or an `extract` that read a document before its
+    /// event came); `None` until either is seen.
+    pub main_loader: Option<String>,
     /// `close_tab` asked Chrome to close the tab (`chrome.tabs.remove`): its
     /// removal ends the session as `stopped`, not `tab_closed` (§10). Cleared
     /// when the page's `beforeunload` prompt is dismissed.
     pub closing: bool,
+}
+
+impl Session {
+    /// A main-frame document committed (`Page.frameNavigated`, its `loaderId`):
+    /// `uids` number it from now on (§6: a new document, new uids). The document
+    /// an `extract` already read first ([`Session::read_main_document`]) keeps
+    /// its uids; an unknown (empty) loader always drops them.
+    pub fn adopt_main_document(&mut self, loader: &str) {
+        if loader.is_empty() || self.main_loader.as_deref() != Some(loader) {
+            self.uids.invalidate();
+        }
+        self.main_loader = Some(loader.to_owned()).filter(|l| !l.is_empty());
+    }
+
+    /// An `extract` read the main-frame document `loader` whole: a read that
+    /// overtook that document's `Page.frameNavigated`, or one of a document
+    /// already replaced, must not number its nodes with another document's uids
+    /// (a document in another process numbers its nodes afresh). The first read
+    /// of a session adopts its document as it is.
+    pub fn read_main_document(&mut self, loader: &str) {
+        if self.main_loader.is_some() {
+            self.adopt_main_document(loader);
+        } else {
+            self.main_loader = Some(loader.to_owned()).filter(|l| !l.is_empty());
+        }
+    }
 }
 
 #[derive(Default)]

@@ -73,6 +73,7 @@ impl Record {
             crashed: false,
             started_at: self.started_at,
             main_frame: None,
+            main_loader: None,
             closing: false,
         }
     }

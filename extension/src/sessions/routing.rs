@@ -135,8 +135,9 @@ impl Sessions {
     /// URL, and the blocklist checked again.
     fn on_main_frame_navigated(&self, tab: TabId, navigated: FrameNavigated) {
         let url = navigated.frame.url;
+        let loader = navigated.frame.loader_id;
         self.with(tab, |s| {
-            s.uids.invalidate();
+            s.adopt_main_document(&loader);
             s.url = url.clone();
             s.main_frame = Some(navigated.frame.id.0);
         });
