@@ -48,8 +48,13 @@ pub fn spawn_request(app: &App, request: Request) {
             )),
         };
         timing::mark("done");
-        // Action counts and uids changed: keep them for a restarted worker.
-        app.sessions.persist();
+        // Action counts and uids changed: keep them for a restarted worker. uids
+        // past their stored reservation are stored before the answer names them.
+        if app.sessions.reserve_uids() {
+            app.sessions.persist_now().await;
+        } else {
+            app.sessions.persist();
+        }
         app.outbox.response(match outcome {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(id, error),

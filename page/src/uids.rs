@@ -38,6 +38,12 @@ pub struct UidCache {
     /// (what `screenshot` `marks` draws, §5).
     #[serde(default)]
     listed: Vec<u64>,
+    /// Counter values below this may have been handed out: stored before any of
+    /// them is, so that a worker that stops before its later writes land leaves
+    /// a successor that never hands one out again ([`UidCache::reserve_ahead`],
+    /// [`UidCache::resume`]).
+    #[serde(default)]
+    reserved: u64,
 }
 
 impl UidCache {
@@ -131,6 +137,24 @@ impl UidCache {
         self.by_node.keys().copied()
     }
 
+    /// Raises the reservation to `next + block` when uids were issued past it;
+    /// `true` then: the cache must be stored before any of them is answered.
+    /// One store per `block` uids, not one per extract.
+    pub fn reserve_ahead(&mut self, block: u64) -> bool {
+        if self.next <= self.reserved {
+            return false;
+        }
+        self.reserved = self.next.saturating_add(block);
+        true
+    }
+
+    /// A restarted worker took this cache back from storage: counting goes on
+    /// from the reservation, so a uid the previous worker issued after its last
+    /// stored write resolves to `element_stale`, never to another node.
+    pub fn resume(&mut self) {
+        self.next = self.next.max(self.reserved);
+    }
+
     /// How many uids this session has issued (the next counter value).
     pub fn issued(&self) -> u64 {
         self.next
@@ -187,6 +211,45 @@ mod tests {
         );
         cache.invalidate();
         assert!(cache.listed().is_empty());
+    }
+
+    #[test]
+    fn a_successor_never_hands_out_a_uid_issued_after_the_last_stored_write() {
+        let mut cache = UidCache::new();
+        cache.assign(&[10, 20]);
+        assert!(cache.reserve_ahead(8), "e0, e1 are past the reservation");
+        // The store of this state lands; the next uids fit in the reservation.
+        let stored = serde_json::to_string(&cache).unwrap();
+        let later = cache.assign(&[30, 40, 50]);
+        assert!(!cache.reserve_ahead(8), "e2..e4 are inside the reservation");
+        // The worker stops before writing again; its successor reads `stored`.
+        let mut successor: UidCache = serde_json::from_str(&stored).unwrap();
+        successor.resume();
+        for uid in &later {
+            assert_eq!(
+                successor.resolve(uid).unwrap_err().code,
+                ErrorCode::ElementStale,
+                "{uid} was issued: stale, not unknown, and never another node"
+            );
+        }
+        let fresh = successor.assign(&[60, 30]);
+        assert_eq!(uids(&fresh), ["e10", "e11"]);
+        assert!(fresh.iter().all(|u| !later.contains(u)));
+        assert_eq!(successor.resolve(&Uid::from_index(0)), Ok(10));
+        // Past its own reservation again: another store before answering.
+        assert!(successor.reserve_ahead(8));
+        assert!(!successor.reserve_ahead(8));
+    }
+
+    #[test]
+    fn a_cache_stored_before_reservations_resumes_where_it_was() {
+        let mut cache: UidCache = serde_json::from_str(
+            r#"{"next":3,"generation_start":0,"by_node":{"7":2},"by_index":{"2":7}}"#,
+        )
+        .unwrap();
+        cache.resume();
+        assert_eq!(cache.issued(), 3);
+        assert_eq!(cache.resolve(&Uid::from_index(2)), Ok(7));
     }
 
     #[test]

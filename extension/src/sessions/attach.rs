@@ -169,16 +169,21 @@ impl Sessions {
     }
 
     /// Records the session's main-frame id (`Page.getFrameTree`), which the
-    /// `Fetch` interception tells apart from iframes; returns the URL that frame
-    /// committed.
+    /// `Fetch` interception tells apart from iframes, and checks a restored
+    /// session's uids against its document ([`Session::confirm_main_document`]);
+    /// returns the URL that frame committed.
     pub async fn note_main_frame(&self, tab: TabId) -> Option<String> {
         let frame = cdp::send(tab, &page::GetFrameTree {})
             .await
-            .ok()?
-            .frame_tree
-            .frame;
-        self.with(tab, |s| s.main_frame = Some(frame.id.0));
-        Some(frame.url)
+            .map(|tree| tree.frame_tree.frame);
+        let frame = frame.ok();
+        self.with(tab, |s| {
+            s.confirm_main_document(frame.as_ref().map(|f| f.loader_id.as_str()));
+            if let Some(f) = &frame {
+                s.main_frame = Some(f.id.0.clone());
+            }
+        });
+        frame.map(|f| f.url)
     }
 
     /// The session of a tab a session tab opened: started at once, failures logged.

@@ -99,6 +99,16 @@ impl Session {
         self.main_loader = Some(loader.to_owned()).filter(|l| !l.is_empty());
     }
 
+    /// A new worker found the main-frame document `loader` (`None`: it could
+    /// not read it) in a session a previous worker left: the uids stay only when
+    /// it is the document they number.
+    pub fn confirm_main_document(&mut self, loader: Option<&str>) {
+        if self.main_loader.is_some() && self.main_loader.as_deref() != loader {
+            self.uids.invalidate();
+            self.main_loader = loader.map(str::to_owned).filter(|l| !l.is_empty());
+        }
+    }
+
     /// An `extract` read the main-frame document `loader` whole: a read that
     /// overtook that document's `Page.frameNavigated`, or one of a document
     /// already replaced, must not number its nodes with another document's uids

@@ -6,6 +6,7 @@
 use browser_bridge_page::uids::UidCache;
 use browser_bridge_protocol::TabId;
 use browser_bridge_protocol::result::DialogInfo;
+use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use wasm_bindgen_futures::spawn_local;
@@ -13,6 +14,9 @@ use wasm_bindgen_futures::spawn_local;
 use super::{Session, Sessions};
 use crate::chrome;
 use crate::core::settings::SESSIONS_KEY;
+
+/// uids reserved per awaited write ([`Sessions::reserve_uids`]).
+pub const UID_RESERVATION: u64 = 4096;
 
 /// What is kept of one session across a worker restart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +41,10 @@ pub struct Record {
     /// The client that last ran a request on the tab (§3 `client`).
     #[serde(default)]
     pub client: Option<String>,
+    /// The main-frame document the uids number (its `loaderId`): a new worker
+    /// that finds another one there drops them (same URL, new document).
+    #[serde(default)]
+    pub main_loader: Option<String>,
 }
 
 impl Record {
@@ -51,6 +59,7 @@ impl Record {
             uids: s.uids.clone(),
             dialog: s.dialog.clone(),
             client: s.client.clone(),
+            main_loader: s.main_loader.clone(),
         }
     }
 
@@ -61,6 +70,7 @@ impl Record {
             // It navigated while no worker listened: its uids name a gone document.
             uids.invalidate();
         }
+        uids.resume();
         Session {
             tab: self.tab,
             agent_window: self.agent_window,
@@ -73,7 +83,7 @@ impl Record {
             crashed: false,
             started_at: self.started_at,
             main_frame: None,
-            main_loader: None,
+            main_loader: self.main_loader,
             closing: false,
         }
     }
@@ -102,16 +112,41 @@ impl Sessions {
         }
         let sessions = self.clone();
         spawn_local(async move {
-            let text = {
-                let mut reg = sessions.reg.borrow_mut();
-                reg.persist.scheduled = false;
-                let records: Vec<Record> = reg.sessions.values().map(Record::of).collect();
-                serde_json::to_string(&records).unwrap_or_else(|_| "[]".into())
-            };
+            sessions.reg.borrow_mut().persist.scheduled = false;
+            sessions.persist_now().await;
+        });
+    }
+
+    /// Writes the live sessions now; the future ends once the write landed
+    /// (no-op until [`Sessions::mark_loaded`]). An `extract` that handed out uids
+    /// past their stored reservation ([`UidCache::reserve_ahead`]) answers only
+    /// then, so that a worker stopped right after the answer leaves a successor
+    /// that never issues them again. Boxed: one copy of the write in the wasm.
+    pub fn persist_now(&self) -> LocalBoxFuture<'static, ()> {
+        let text = {
+            let reg = self.reg.borrow();
+            if !reg.persist.loaded {
+                return Box::pin(async {});
+            }
+            let records: Vec<Record> = reg.sessions.values().map(Record::of).collect();
+            serde_json::to_string(&records).unwrap_or_else(|_| "[]".into())
+        };
+        Box::pin(async move {
             if let Err(e) = chrome::session_storage_set(&json!({ SESSIONS_KEY: text })).await {
                 chrome::log(&format!("storage.session.set: {e}"));
             }
-        });
+        })
+    }
+
+    /// Raises the uid reservation of every session that issued uids past it
+    /// (§6; [`UidCache::reserve_ahead`]); `true` when one did: write with
+    /// [`Sessions::persist_now`] before answering. A page's first `extract` waits
+    /// for one write, later ones once per [`UID_RESERVATION`] new uids.
+    pub fn reserve_uids(&self) -> bool {
+        let mut reg = self.reg.borrow_mut();
+        reg.sessions
+            .values_mut()
+            .fold(false, |any, s| s.uids.reserve_ahead(UID_RESERVATION) | any)
     }
 
     /// The previous worker's sessions were read: from now on [`Sessions::persist`]

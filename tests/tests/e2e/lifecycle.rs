@@ -579,3 +579,63 @@ async fn worker_start_to_ack_figures() {
     let line = summary(&mut runs);
     eprintln!("worker start → ack: {line}; loader marks of the last run (ms): {last_marks:?}");
 }
+
+/// §6: a uid names one node for the session's life, also when the worker stops
+/// right after the answer that issued it (before its lazy write of the sessions
+/// could land). Each round adds a button, extracts, stops the worker at once, then
+/// acts on the new uid: it presses that button or is `element_stale`, never
+/// another; and no extract ever lists one uid for two names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_uid_issued_just_before_the_worker_stops_never_names_another_element() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack.open("basic.html", None).await.expect("navigate");
+    let mut named: std::collections::HashMap<String, String> = Default::default();
+    let mut note = |extract: &Value| {
+        for e in extract["elements"].as_array().expect("elements") {
+            let (uid, name) = (e["uid"].as_str().unwrap(), e["name"].as_str().unwrap());
+            let first = named
+                .entry(uid.to_owned())
+                .or_insert_with(|| name.to_owned());
+            assert_eq!(first, name, "{uid} named two elements");
+        }
+    };
+    stack
+        .eval(tab, "window.hits = []; return true")
+        .await
+        .expect("eval");
+    for round in 0..4 {
+        let add = format!(
+            "const b = document.createElement('button'); b.textContent = 'Added {round}'; \
+             b.onclick = () => window.hits.push({round}); document.body.prepend(b); return true"
+        );
+        stack.eval(tab, &add).await.expect("add a button");
+        let read = stack
+            .act(json!({ "action": "extract", "tabId": tab }))
+            .await
+            .expect("extract");
+        let before = extension(&stack).await;
+        stack.chromium.stop_extension_worker().await.expect("stop");
+        note(&read);
+        let added = uid_named(&read, &format!("Added {round}"));
+        reconnected(&stack, &before, Duration::from_secs(5)).await;
+        match stack
+            .act(json!({ "action": "click", "tabId": tab, "uid": added }))
+            .await
+        {
+            Ok(_) => {
+                let hits = stack.eval(tab, "return window.hits").await.expect("hits");
+                assert_eq!(
+                    hits.as_array().and_then(|h| h.last()),
+                    Some(&json!(round)),
+                    "{added} pressed another button: {hits}"
+                );
+            }
+            Err(e) => assert_eq!(e.code, "element_stale", "{e}"),
+        }
+        let again = stack
+            .act(json!({ "action": "extract", "tabId": tab }))
+            .await
+            .expect("extract");
+        note(&again);
+    }
+}
