@@ -268,6 +268,37 @@ impl Command for CaptureScreenshot {
     type Response = CaptureScreenshotResponse;
 }
 
+/// `Page.startScreencast`: frames of the page as `Page.screencastFrame`
+/// events. Started and stopped at once it wakes the compositor of a
+/// background tab whose frames stopped (see the extension's `actions::tabs`).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartScreencast {
+    /// Largest frame width (px).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_width: Option<u32>,
+    /// Largest frame height (px).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_height: Option<u32>,
+    /// Send every n-th frame only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_nth_frame: Option<u32>,
+}
+
+impl Command for StartScreencast {
+    const METHOD: &'static str = "Page.startScreencast";
+    type Response = Empty;
+}
+
+/// `Page.stopScreencast`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StopScreencast {}
+
+impl Command for StopScreencast {
+    const METHOD: &'static str = "Page.stopScreencast";
+    type Response = Empty;
+}
+
 /// `Page.handleJavaScriptDialog`: answers the open dialog.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

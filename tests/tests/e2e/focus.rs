@@ -10,7 +10,9 @@
 //! A CDP mouse press in the *active* tab of a minimized window restores and
 //! activates that window (measured, Chromium 156, X11), so before a press the
 //! extension makes another tab of the agent window its active one
-//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. A tab the
+//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. The pressed
+//! tab stays in the background, and still draws its frames (each round counts
+//! 10 `requestAnimationFrame`s after its presses). A tab the
 //! agent's page opens in the foreground makes Chrome show the window all the
 //! same: `a_tab_the_agents_page_opens_…` bounds the blip the extension's
 //! re-minimizing leaves.
@@ -209,6 +211,22 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
         seen["value"],
         json!([pressed, downs, "hello", "[h][e][l][l][o][Enter]"]),
         "the agent's page got every click and key"
+    );
+    // Pressed in the background of its minimized window, the page still draws:
+    // 10 animation frames well within 1 s (60 Hz: ~170 ms).
+    let frames = stack
+        .act_as(
+            client,
+            json!({"action": "evaluate", "expression":
+                "return await new Promise((done) => { let n = 0; \
+                 const frame = () => { n += 1; if (n === 10) done(n); else requestAnimationFrame(frame); }; \
+                 requestAnimationFrame(frame); setTimeout(() => done(n), 1000); })"}),
+        )
+        .await
+        .expect("frames");
+    assert_eq!(
+        frames["value"], 10,
+        "round {round}: the agent's page draws frames"
     );
     (tab, window)
 }
