@@ -275,14 +275,11 @@ impl Command for CaptureScreenshot {
 #[serde(rename_all = "camelCase")]
 pub struct StartScreencast {
     /// Largest frame width (px).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_width: Option<u32>,
+    pub max_width: u32,
     /// Largest frame height (px).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_height: Option<u32>,
+    pub max_height: u32,
     /// Send every n-th frame only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub every_nth_frame: Option<u32>,
+    pub every_nth_frame: u32,
 }
 
 impl Command for StartScreencast {

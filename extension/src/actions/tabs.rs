@@ -242,9 +242,9 @@ fn wake(tab: i64) {
     });
     wasm_bindgen_futures::spawn_local(async move {
         let start = StartScreencast {
-            max_width: Some(1),
-            max_height: Some(1),
-            every_nth_frame: Some(1000),
+            max_width: 1,
+            max_height: 1,
+            every_nth_frame: 1000,
         };
         if cdp::send(TabId(tab), &start).await.is_ok() {
             let _ = cdp::send(TabId(tab), &StopScreencast {}).await;
