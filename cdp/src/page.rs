@@ -269,8 +269,8 @@ impl Command for CaptureScreenshot {
 }
 
 /// `Page.startScreencast`: frames of the page as `Page.screencastFrame`
-/// events. Started and stopped at once it wakes the compositor of a
-/// background tab whose frames stopped (see the extension's `actions::tabs`).
+/// events, the next once the last is acknowledged. It keeps a background tab
+/// drawing (see the extension's `actions::tabs`).
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StartScreencast {
@@ -284,15 +284,6 @@ pub struct StartScreencast {
 
 impl Command for StartScreencast {
     const METHOD: &'static str = "Page.startScreencast";
-    type Response = Empty;
-}
-
-/// `Page.stopScreencast`.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct StopScreencast {}
-
-impl Command for StopScreencast {
-    const METHOD: &'static str = "Page.stopScreencast";
     type Response = Empty;
 }
 

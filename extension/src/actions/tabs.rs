@@ -1,8 +1,6 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
-use browser_bridge_cdp::page::{
-    DialogType as CdpDialog, JavascriptDialogOpening, StartScreencast, StopScreencast,
-};
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening, StartScreencast};
 use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
@@ -229,13 +227,15 @@ pub async fn woken(tab: TabId) {
     }
 }
 
-/// Wakes the frames of `tab`, a background tab just pressed in, beside the
-/// answer: registered at once (see [`woken`]), done in its own task. A press in
-/// a background tab sometimes stops its frames though the page stays
-/// `visible` (measured, Chromium 156, X11: `requestAnimationFrame` stops); a
-/// screencast started and stopped at once (`Page.startScreencast`,
-/// `Page.stopScreencast`, 2–10 ms) draws them again, where making the tab
-/// active would cost a tab switch now and another before its next press.
+/// Keeps the frames of `tab`, a background tab just pressed in, drawn: a
+/// screencast (`Page.startScreencast`, 1 px, its one frame never acknowledged,
+/// so no more come) started beside the answer, registered at once (see
+/// [`woken`]). A press in a background tab sometimes stops its frames, and key
+/// input there does too (measured, Chromium 156, X11: `requestAnimationFrame`
+/// stops though the page stays `visible`, and the side-effects barrier of a
+/// `press_key` then waits ~50 ms); a started screencast draws them, where making
+/// the tab active would cost a tab switch now and another before its next
+/// press. Started again after each press (it ends with the debugger session).
 fn wake(tab: i64) {
     WAKING.with(|w| {
         w.borrow_mut().entry(tab).or_default();
@@ -246,9 +246,7 @@ fn wake(tab: i64) {
             max_height: 1,
             every_nth_frame: 1000,
         };
-        if cdp::send(TabId(tab), &start).await.is_ok() {
-            let _ = cdp::send(TabId(tab), &StopScreencast {}).await;
-        }
+        let _ = cdp::send(TabId(tab), &start).await;
         let waiters = WAKING.with(|w| w.borrow_mut().remove(&tab));
         for waiter in waiters.unwrap_or_default() {
             let _ = waiter.send(());
