@@ -75,7 +75,7 @@ pub struct Behind {
     window: i64,
     focused: Option<i64>,
     /// The pressed tab: its frames may stop after a press in the background,
-    /// so [`put_back`] wakes them ([`wake`]).
+    /// so [`put_back`] keeps them drawn ([`wake`]).
     tab: i64,
 }
 
@@ -90,7 +90,7 @@ pub struct Behind {
 /// so a later press in it costs no tab switch: focus emulation
 /// (sessions/attach.rs) keeps a background page visible, focused and drawing
 /// its frames (measured: `requestAnimationFrame` at 60 Hz), and [`put_back`]
-/// wakes the frames a press sometimes stops. Best effort: when
+/// keeps drawing the frames a press sometimes stops. Best effort: when
 /// `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     // The agent window the tab was last seen in: its reads list the tab too,
@@ -254,7 +254,7 @@ fn wake(tab: i64) {
     });
 }
 
-/// After the press: wakes the pressed tab's frames beside the answer
+/// After the press: keeps the pressed tab's frames drawn, beside the answer
 /// ([`wake`]), and when the agent window [`keep_behind`] noted was shown all
 /// the same, minimizes it again and focuses the window focused before. Chrome
 /// shows a window when a page in it opens a tab in the foreground (a

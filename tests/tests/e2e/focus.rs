@@ -198,8 +198,8 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
             .unwrap_or_else(|e| panic!("{action}: {e}"));
         assert_eq!(done["tabId"], tab, "{action} acted on the client's tab");
         // Pressed in the background of its minimized window, the page draws
-        // as before (a press there may stop its frames; the extension wakes
-        // them). Keys are not checked: after `type` the page draws 1 frame in
+        // as before (a press there may stop its frames; the extension keeps
+        // them drawn). Keys are not checked: after `type` the page draws 1 frame in
         // 1 s, on a path the focus rule does not touch.
         if action["action"] != "type" && action["action"] != "press_key" {
             let after = frames(stack, client).await;
