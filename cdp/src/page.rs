@@ -268,6 +268,25 @@ impl Command for CaptureScreenshot {
     type Response = CaptureScreenshotResponse;
 }
 
+/// `Page.startScreencast`: frames of the page as `Page.screencastFrame`
+/// events, the next once the last is acknowledged. It keeps a background tab
+/// drawing (see the extension's `actions::tabs`).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartScreencast {
+    /// Largest frame width (px).
+    pub max_width: u32,
+    /// Largest frame height (px).
+    pub max_height: u32,
+    /// Send every n-th frame only.
+    pub every_nth_frame: u32,
+}
+
+impl Command for StartScreencast {
+    const METHOD: &'static str = "Page.startScreencast";
+    type Response = Empty;
+}
+
 /// `Page.handleJavaScriptDialog`: answers the open dialog.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

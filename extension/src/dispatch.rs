@@ -119,8 +119,8 @@ pub async fn run(
 /// attached: the open-dialog and crash rules, the action count, and the race
 /// against the end of the session.
 async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
-    // The tab the last press left in the background is active again.
-    actions::tabs::reactivated(Some(tab)).await;
+    // The frames of the tab the last press was in are drawn again.
+    actions::tabs::woken(tab).await;
     let sessions = &app.sessions;
     let dismissed = match action {
         Action::Navigate(_) => dismiss_alert(app, tab).await,

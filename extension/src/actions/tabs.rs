@@ -1,6 +1,6 @@
 //! `open_tab`, `close_tab`, `list_tabs` and the agent window (§5, §10).
 
-use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening};
+use browser_bridge_cdp::page::{DialogType as CdpDialog, JavascriptDialogOpening, StartScreencast};
 use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
@@ -13,6 +13,7 @@ use std::future::Future;
 
 use crate::actions::navigation;
 use crate::app::App;
+use crate::cdp;
 use crate::chrome;
 use crate::core::messages::quote;
 use crate::sessions::attach::no_tab;
@@ -67,16 +68,15 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
 
-/// An agent window that was minimized before a mouse press, and the window
-/// focused then (not an agent window), and the tab pressed in when it was the
-/// window's active tab: [`keep_behind`] finds them, [`put_back`] restores them.
+/// An agent window that was minimized before a mouse press, the window focused
+/// then (not an agent window) and the pressed tab, in the window's background
+/// at the press: [`keep_behind`] finds them, [`put_back`] restores them.
 pub struct Behind {
     window: i64,
     focused: Option<i64>,
-    /// The pressed tab, which [`keep_behind`] moved to the background: a
-    /// background tab renders no frames, so its observers and `requestAnimationFrame`
-    /// stop until it is the active tab again.
-    reactivate: Option<i64>,
+    /// The pressed tab: its frames may stop after a press in the background,
+    /// so [`put_back`] keeps them drawn ([`wake`]).
+    tab: i64,
 }
 
 /// Before a mouse press in `tab` (§10 "agent window"): when `tab` is in a
@@ -85,12 +85,14 @@ pub struct Behind {
 /// (an `about:blank` one, created inactive, when there is no other). A CDP
 /// `Input.dispatchMouseEvent` `mousePressed` in the active tab of a minimized
 /// window restores and activates that window, taking the person's focus, even
-/// when the page cancels the `mousedown`; in a background tab it does neither,
-/// and the press lands as fast (measured, Chromium 156, X11). Focus emulation
-/// (sessions/attach.rs) keeps the background page visible and focused. Best
-/// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
+/// when the page cancels the `mousedown`; in a background tab it does neither
+/// (measured, Chromium 156, X11). The tab stays in the background afterwards,
+/// so a later press in it costs no tab switch: focus emulation
+/// (sessions/attach.rs) keeps a background page visible, focused and drawing
+/// its frames (measured: `requestAnimationFrame` at 60 Hz), and [`put_back`]
+/// keeps drawing the frames a press sometimes stops. Best effort: when
+/// `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
-    reactivated(None).await;
     // The agent window the tab was last seen in: its reads list the tab too,
     // which saves `chrome.tabs.get` first while the tab stays there.
     let known = WINDOW_OF
@@ -126,18 +128,14 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
         .ok()
         .map(|w| w.id)
         .filter(|id| !app.sessions.is_agent_window(*id));
-    if !active {
-        return Some(Behind {
-            window,
-            focused,
-            reactivate: None,
-        });
-    }
     let behind = Some(Behind {
         window,
         focused,
-        reactivate: Some(tab.0),
+        tab: tab.0,
     });
+    if !active {
+        return behind;
+    }
     let others = others.unwrap_or_default();
     let mut others: Vec<&chrome::Tab> = others.iter().filter(|t| t.id != Some(tab.0)).collect();
     others.sort_by_key(|t| t.url != "about:blank");
@@ -213,76 +211,65 @@ pub async fn ready(tab: TabId) {
 }
 
 thread_local! {
-    /// The tabs [`put_back`] is making active again, each with the waiters of
-    /// [`reactivated`] to wake when it has.
-    static REACTIVATING: RefCell<HashMap<i64, Vec<oneshot::Sender<()>>>> = RefCell::default();
+    /// The tabs [`put_back`] is waking, each with the waiters of [`woken`] to
+    /// wake when it has.
+    static WAKING: RefCell<HashMap<i64, Vec<oneshot::Sender<()>>>> = RefCell::default();
 }
 
-/// Waits until `tab` is active again after a press ([`put_back`]): at once
-/// unless its reactivation is still under way. Every action on the tab waits
-/// for it (the page renders again), and so does [`keep_behind`] for any tab
-/// (the agent window's active tab is in flux until then).
-pub async fn reactivated(tab: Option<TabId>) {
-    loop {
-        let (done, gate) = oneshot::channel();
-        let pending = REACTIVATING.with(|r| {
-            let mut r = r.borrow_mut();
-            let key = match tab {
-                Some(tab) => Some(tab.0),
-                None => r.keys().next().copied(),
-            };
-            key.and_then(|k| r.get_mut(&k))
-                .map(|waiters| waiters.push(done))
-        });
-        if pending.is_none() {
-            return;
-        }
+/// Waits until `tab`'s frames are woken after a press ([`put_back`]): at once
+/// unless that is still under way. Every action on the tab waits for it, so
+/// that it finds the page drawing (observers, `requestAnimationFrame`).
+pub async fn woken(tab: TabId) {
+    let (done, gate) = oneshot::channel();
+    let pending = WAKING.with(|w| w.borrow_mut().get_mut(&tab.0).map(|v| v.push(done)));
+    if pending.is_some() {
         let _ = gate.await;
-        // `None`: another tab's may be under way too.
-        if tab.is_some() {
-            return;
-        }
     }
 }
 
-/// Makes `tab` its window's active tab again, beside the answer: registered at
-/// once (see [`reactivated`]), done in its own task.
-fn reactivate(tab: i64) {
-    REACTIVATING.with(|r| {
-        r.borrow_mut().entry(tab).or_default();
+/// Keeps the frames of `tab`, a background tab just pressed in, drawn: a
+/// screencast (`Page.startScreencast`, 1 px, its one frame never acknowledged,
+/// so no more come) started beside the answer, registered at once (see
+/// [`woken`]). A press in a background tab sometimes stops its frames, and key
+/// input there does too (measured, Chromium 156, X11: `requestAnimationFrame`
+/// stops though the page stays `visible`, and the side-effects barrier of a
+/// `press_key` then waits ~50 ms); a started screencast draws them, where making
+/// the tab active would cost a tab switch now and another before its next
+/// press. Started again after each press (it ends with the debugger session).
+fn wake(tab: i64) {
+    WAKING.with(|w| {
+        w.borrow_mut().entry(tab).or_default();
     });
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = chrome::tabs_update(tab, &json!({ "active": true })).await;
-        let waiters = REACTIVATING.with(|r| r.borrow_mut().remove(&tab));
+        let start = StartScreencast {
+            max_width: 1,
+            max_height: 1,
+            every_nth_frame: 1000,
+        };
+        let _ = cdp::send(TabId(tab), &start).await;
+        let waiters = WAKING.with(|w| w.borrow_mut().remove(&tab));
         for waiter in waiters.unwrap_or_default() {
             let _ = waiter.send(());
         }
     });
 }
 
-/// After the press: when the agent window [`keep_behind`] noted was shown all
+/// After the press: keeps the pressed tab's frames drawn, beside the answer
+/// ([`wake`]), and when the agent window [`keep_behind`] noted was shown all
 /// the same, minimizes it again and focuses the window focused before. Chrome
 /// shows a window when a page in it opens a tab in the foreground (a
 /// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
-/// window for a moment and their page a `blur` and a `focus`. The pressed tab
-/// is made active again in the background ([`reactivated`]): the answer does
-/// not wait for Chrome's tab switch (6–10 ms), the next action on the tab does.
+/// window for a moment and their page a `blur` and a `focus`.
 pub async fn put_back(behind: Option<Behind>) {
     let Some(Behind {
         window,
         focused,
-        reactivate,
+        tab,
     }) = behind
     else {
         return;
     };
-    // The press has landed: the tab is active again, which leaves a minimized
-    // window as it is (see new_agent_tab), so the page renders again.
-    // The window's state is asked for at once (activating a tab does not
-    // change it).
-    if let Some(tab) = reactivate {
-        self::reactivate(tab);
-    }
+    wake(tab);
     if chrome::windows_get(window)
         .await
         .is_ok_and(|w| w.state == "minimized")

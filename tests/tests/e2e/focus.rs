@@ -10,7 +10,9 @@
 //! A CDP mouse press in the *active* tab of a minimized window restores and
 //! activates that window (measured, Chromium 156, X11), so before a press the
 //! extension makes another tab of the agent window its active one
-//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. A tab the
+//! (`actions::tabs::keep_behind`); `clicks_…` fails without it. The pressed
+//! tab stays in the background and draws as it did before (each round counts
+//! its `requestAnimationFrame`s before and after its presses). A tab the
 //! agent's page opens in the foreground makes Chrome show the window all the
 //! same: `a_tab_the_agents_page_opens_…` bounds the blip the extension's
 //! re-minimizing leaves.
@@ -164,6 +166,8 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
         opened["tabId"].as_i64().unwrap(),
         opened["windowId"].as_i64().unwrap(),
     );
+    let before = frames(stack, client).await;
+    assert_eq!(before, 10, "round {round}: the new tab draws");
     let mut actions = Vec::new();
     if clicks {
         let at = stack
@@ -193,6 +197,17 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
             .await
             .unwrap_or_else(|e| panic!("{action}: {e}"));
         assert_eq!(done["tabId"], tab, "{action} acted on the client's tab");
+        // Pressed in the background of its minimized window, the page draws
+        // as before (a press there may stop its frames; the extension keeps
+        // them drawn). Keys are not checked: after `type` the page draws 1 frame in
+        // 1 s, on a path the focus rule does not touch.
+        if action["action"] != "type" && action["action"] != "press_key" {
+            let after = frames(stack, client).await;
+            assert!(
+                after >= before,
+                "round {round}: the agent's page drew {before} frames in 1 s before, {after} after {action}"
+            );
+        }
     }
     let seen = stack
         .act_as(
@@ -211,6 +226,22 @@ async fn agent_round(stack: &Stack, client: &str, round: u32, clicks: bool) -> (
         "the agent's page got every click and key"
     );
     (tab, window)
+}
+
+/// The animation frames the client's current page draws in at most 1 s, up to 10
+/// (60 Hz: ~170 ms).
+async fn frames(stack: &Stack, client: &str) -> u64 {
+    let counted = stack
+        .act_as(
+            client,
+            json!({"action": "evaluate", "expression":
+                "return await new Promise((done) => { let n = 0; \
+                 const frame = () => { n += 1; if (n === 10) done(n); else requestAnimationFrame(frame); }; \
+                 requestAnimationFrame(frame); setTimeout(() => done(n), 1000); })"}),
+        )
+        .await
+        .expect("frames");
+    counted["value"].as_u64().expect("a count")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
