@@ -151,12 +151,15 @@ pub fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, ChromeError> {
             message: e.to_string(),
         });
     }
-    let text: String = js_sys::JSON::stringify(value)
-        .map_err(ChromeError::from)?
-        .into();
-    serde_json::from_str(&text).map_err(|e| ChromeError {
+    let text = js_sys::JSON::stringify(value).map_err(ChromeError::from)?;
+    crate::timing::mark("stringified");
+    let text: String = text.into();
+    crate::timing::mark("copied");
+    let decoded = serde_json::from_str(&text).map_err(|e| ChromeError {
         message: format!("unexpected shape: {e}"),
-    })
+    });
+    crate::timing::mark("parsed");
+    decoded
 }
 
 /// `{tabId}`: a chrome.debugger target.

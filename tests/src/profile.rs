@@ -388,3 +388,139 @@ pub async fn actions_breakdown(stack: &Stack, actions: &[Value], n: usize) -> Re
     }
     Ok(format!("{out}\n{sequences}"))
 }
+
+/// Runs `n` `extract` of `tab` with the marks on; the median run's marks in order,
+/// each with ms since `recv` and since the mark before, then references on the
+/// same page with the same parameters (`page::snapshot::COMPUTED_STYLES`, the
+/// `innerText` read of `browser_bridge_cdp::gather`): over the bench's own CDP
+/// connection (`raw_session`, a second tab of the page: the renderer's time), and
+/// `chrome.debugger.sendCommand` in the worker (the transfer into a JS object),
+/// with `JSON.stringify` of its answer. p50 of `n` each.
+///
+/// # Errors
+/// As [`evaluate_breakdown`]; a failed reference call.
+pub async fn extract_breakdown(
+    stack: &Stack,
+    tab: i64,
+    raw_session: &str,
+    n: usize,
+) -> Result<String> {
+    let worker = worker_session(stack).await?;
+    let action = json!({"action": "extract", "tabId": tab});
+    let (records, _, totals) = traced(stack, &worker, &action, n).await?;
+    let ins: Vec<f64> = records.iter().filter_map(|r| inside(r)).collect();
+    let median = {
+        let mut order: Vec<usize> = (0..ins.len()).collect();
+        order.sort_by(|a, b| ins[*a].total_cmp(&ins[*b]));
+        order.get(order.len() / 2).copied().unwrap_or(0)
+    };
+    let mut out = String::from(
+        "| extract: median run's mark | ms since `recv` | ms since the mark before |\n|---|---:|---:|\n",
+    );
+    let run = &records[median];
+    let t0 = at(run, "recv").unwrap_or(f64::NAN);
+    let mut before = t0;
+    for (label, t) in run {
+        let _ = writeln!(out, "| {label} | {:.1} | {:.1} |", t - t0, t - before);
+        before = *t;
+    }
+    let _ = writeln!(
+        out,
+        "\n| extract (p50 of {n}) | ms |\n|---|---:|\n| total (`POST /v1/act`) | {:.1} |\n| inside the extension | {:.1} |",
+        p50(totals.clone()),
+        p50(ins)
+    );
+    let styles = json!(browser_bridge_page::snapshot::COMPUTED_STYLES);
+    let text = serde_json::to_value(browser_bridge_cdp::gather::inner_text())?;
+    let mut raw = |name: &str, v: Vec<f64>| {
+        let _ = writeln!(out, "| {name} | {:.1} |", p50(v));
+    };
+    let mut snap = Vec::with_capacity(n);
+    let mut inner = Vec::with_capacity(n);
+    let mut both = Vec::with_capacity(n);
+    let mut bare = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        stack
+            .chromium
+            .cdp(
+                "DOMSnapshot.captureSnapshot",
+                json!({"computedStyles": []}),
+                Some(raw_session),
+            )
+            .await?;
+        bare.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        stack
+            .chromium
+            .cdp(
+                "DOMSnapshot.captureSnapshot",
+                json!({"computedStyles": styles}),
+                Some(raw_session),
+            )
+            .await?;
+        snap.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        stack
+            .chromium
+            .cdp("Runtime.evaluate", text.clone(), Some(raw_session))
+            .await?;
+        inner.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        let s = stack.chromium.cdp(
+            "DOMSnapshot.captureSnapshot",
+            json!({"computedStyles": styles}),
+            Some(raw_session),
+        );
+        let i = stack
+            .chromium
+            .cdp("Runtime.evaluate", text.clone(), Some(raw_session));
+        let (s, i) = futures_util::join!(s, i);
+        s?;
+        i?;
+        both.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    raw(
+        "reference: raw CDP `DOMSnapshot.captureSnapshot` (bench's pipe)",
+        snap,
+    );
+    raw(
+        "reference: raw CDP `innerText` evaluate (bench's pipe)",
+        inner,
+    );
+    raw("reference: both together (bench's pipe)", both);
+    raw(
+        "reference: raw CDP captureSnapshot without `computedStyles` (bench's pipe)",
+        bare,
+    );
+    // Without styles too: what 8 fewer numbers per layout object save in the transfer.
+    let in_worker = format!(
+        "const send = [], str = [], bare = []; for (let i = 0; i < {n}; i++) {{ let t = performance.now(); \
+         const r = await chrome.debugger.sendCommand({{tabId: {tab}}}, 'DOMSnapshot.captureSnapshot', \
+         {{computedStyles: {styles}}}); send.push(performance.now() - t); t = performance.now(); \
+         const s = JSON.stringify(r); str.push(performance.now() - t); globalThis.__bbLen = s.length; \
+         t = performance.now(); await chrome.debugger.sendCommand({{tabId: {tab}}}, \
+         'DOMSnapshot.captureSnapshot', {{computedStyles: []}}); bare.push(performance.now() - t); }} \
+         return [send, str, globalThis.__bbLen, bare];"
+    );
+    let v = stack.chromium.eval(&worker, &in_worker).await?;
+    let nums = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    raw(
+        "reference: `chrome.debugger.sendCommand` captureSnapshot in the worker",
+        nums(&v[0]),
+    );
+    raw(
+        "reference: `JSON.stringify` of its answer in the worker",
+        nums(&v[1]),
+    );
+    raw(
+        "reference: the same without `computedStyles` in the worker",
+        nums(&v[3]),
+    );
+    let _ = writeln!(out, "| snapshot JSON length (chars) | {} |", v[2]);
+    Ok(out)
+}

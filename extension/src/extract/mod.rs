@@ -42,7 +42,9 @@ const GATHER_TIMEOUT_MS: u32 = 15_000;
 /// part past the last).
 pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, BridgeError> {
     let (inputs, loader) = read_one_document(app, tab).await?;
-    app.sessions
+    crate::timing::mark("gathered");
+    let shaped = app
+        .sessions
         .with(tab, |s| {
             s.read_main_document(&loader);
             let result = shape_extract_with(tab, &inputs, &mut s.uids, &p)?;
@@ -52,7 +54,9 @@ pub async fn extract(app: &App, tab: TabId, p: Extract) -> Result<ActionResult, 
             Ok(result)
         })
         .ok_or_else(|| no_tab(tab))?
-        .map(ActionResult::Extract)
+        .map(ActionResult::Extract);
+    crate::timing::mark("shaped");
+    shaped
 }
 
 /// Reads of a page that keeps committing new documents before one is whole.

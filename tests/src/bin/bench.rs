@@ -57,7 +57,11 @@ struct Cli {
     /// Only the action rows (evaluate, list_tabs, click, type, press_key).
     #[arg(long)]
     actions_only: bool,
-    /// Also where `evaluate`'s time goes, stage by stage (`browser_bridge_tests::profile`).
+    /// Only the extract rows (2 000 controls, the corpus).
+    #[arg(long)]
+    extract_only: bool,
+    /// Also where `evaluate`'s, the input actions' and `extract`'s time goes, stage
+    /// by stage (`browser_bridge_tests::profile`).
     #[arg(long)]
     profile: bool,
 }
@@ -169,6 +173,7 @@ async fn run(cli: Cli) -> Result<()> {
     .await?;
     let corpus = cli
         .corpus
+        .clone()
         .unwrap_or_else(|| root.join("../shared/corpus/pages"));
     if cli.reading_only {
         let tab = stack.open("bench/static.html", None).await?;
@@ -178,172 +183,14 @@ async fn run(cli: Cli) -> Result<()> {
         return Ok(());
     }
     let mut rows = Vec::new();
-    let n = cli.samples;
 
-    // evaluate, against Runtime.evaluate on another tab of the same page.
-    eprintln!("bench: stack up; evaluate, list_tabs, input");
     let tab = stack.open("bench/static.html", None).await?;
-    let (raw_target, raw) = stack
-        .chromium
-        .open_page(&stack.fixtures.url("bench/static.html"))
-        .await?;
-    let ours = time(n, || async {
-        let r = act(
-            &stack,
-            json!({"action": "evaluate", "tabId": tab, "expression": "return 1"}),
-        )
-        .await?;
-        if r["value"] != 1 {
-            bail!("evaluate answered {r}");
+    if !cli.extract_only {
+        action_rows(&stack, &cli, tab, &mut rows).await?;
+        if cli.actions_only {
+            println!("{}", render(&rows));
+            return Ok(());
         }
-        Ok(())
-    })
-    .await?;
-    let reference = time(n, || async {
-        stack
-            .chromium
-            .cdp(
-                "Runtime.evaluate",
-                json!({"expression": "1", "returnByValue": true}),
-                Some(&raw),
-            )
-            .await
-            .map(|_| ())
-    })
-    .await?;
-    rows.push(Row::new(
-        "evaluate `return 1`",
-        ours,
-        Some(("CDP Runtime.evaluate", reference)),
-    ));
-
-    // The HTTP share of the figures: a round trip that never leaves the backend.
-    let http = reqwest::Client::new();
-    let hello = format!("{}/v1/hello?nonce={}", stack.base_url, "A".repeat(22));
-    let ours = time(n, || async {
-        let r = http.get(&hello).send().await?;
-        if !r.status().is_success() {
-            bail!("GET /v1/hello answered {}", r.status());
-        }
-        r.bytes().await?;
-        Ok(())
-    })
-    .await?;
-    rows.push(Row::new("HTTP round trip (`GET /v1/hello`)", ours, None));
-
-    let ours = time(n, || async {
-        act(&stack, json!({"action": "list_tabs"}))
-            .await
-            .map(|_| ())
-    })
-    .await?;
-    let reference = time(n, || async {
-        stack
-            .chromium
-            .cdp("Target.getTargets", json!({}), None)
-            .await
-            .map(|_| ())
-    })
-    .await?;
-    rows.push(Row::new(
-        "list_tabs",
-        ours,
-        Some(("CDP Target.getTargets", reference)),
-    ));
-
-    // Input on a static page: what the actions cost beside the bare CDP input calls.
-    let m = cli.input_samples;
-    let (x, y) = centre(&stack, &raw, "#count").await?;
-    let click = time(m, || async {
-        act(
-            &stack,
-            json!({"action": "click", "tabId": tab, "selector": "#count"}),
-        )
-        .await
-        .map(|_| ())
-    })
-    .await?;
-    let raw_click = time(m, || async {
-        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
-            let event = json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
-            stack
-                .chromium
-                .cdp("Input.dispatchMouseEvent", event, Some(&raw))
-                .await?;
-        }
-        Ok(())
-    })
-    .await?;
-    rows.push(Row::new(
-        "click (static page)",
-        click,
-        Some(("CDP mouse move, press, release", raw_click)),
-    ));
-    let typed = time(m, || async {
-        act(
-            &stack,
-            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
-        )
-        .await
-        .map(|_| ())
-    })
-    .await?;
-    stack
-        .chromium
-        .eval(&raw, "document.getElementById('q').focus(); return 1")
-        .await?;
-    let raw_type = time(m, || async {
-        stack
-            .chromium
-            .cdp("Input.insertText", json!({"text": "hello"}), Some(&raw))
-            .await
-            .map(|_| ())
-    })
-    .await?;
-    rows.push(Row::new(
-        "type `hello` (static page)",
-        typed,
-        Some(("CDP Input.insertText", raw_type)),
-    ));
-    let pressed = time(m, || async {
-        act(
-            &stack,
-            json!({"action": "press_key", "tabId": tab, "key": "a"}),
-        )
-        .await
-        .map(|_| ())
-    })
-    .await?;
-    let raw_press = time(m, || async {
-        for kind in ["keyDown", "keyUp"] {
-            let event = json!({"type": kind, "key": "a", "code": "KeyA", "text": "a",
-                "windowsVirtualKeyCode": 65});
-            stack
-                .chromium
-                .cdp("Input.dispatchKeyEvent", event, Some(&raw))
-                .await?;
-        }
-        Ok(())
-    })
-    .await?;
-    rows.push(Row::new(
-        "press_key `a` (static page)",
-        pressed,
-        Some(("CDP key down, up", raw_press)),
-    ));
-    let _ = stack.chromium.close_target(&raw_target).await;
-    if cli.profile {
-        println!("{}", profile::evaluate_breakdown(&stack, tab, n).await?);
-        let inputs = [
-            json!({"action": "click", "tabId": tab, "selector": "#count"}),
-            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
-            json!({"action": "press_key", "tabId": tab, "key": "a"}),
-        ];
-        println!("{}", profile::actions_breakdown(&stack, &inputs, m).await?);
-    }
-    if cli.actions_only {
-        println!("{}", render(&rows));
-        return Ok(());
     }
 
     // Extract: the 2 000-control page and the corpus, beside Playwright when installed.
@@ -356,6 +203,14 @@ async fn run(cli: Cli) -> Result<()> {
             .map(|_| ())
     })
     .await?;
+    if cli.profile {
+        let (raw_target, raw) = stack.chromium.open_page(&controls_url).await?;
+        println!(
+            "{}",
+            profile::extract_breakdown(&stack, tab, &raw, 10).await?
+        );
+        let _ = stack.chromium.close_target(&raw_target).await;
+    }
     let reference = match &playwright {
         Ok(()) => match playwright_times(root, &[controls_url], 10) {
             Ok(ms) => Some(("Playwright ariaSnapshot ai", Samples(ms))),
@@ -417,14 +272,180 @@ async fn run(cli: Cli) -> Result<()> {
         Err(why) => rows.push(Row::note("extract, corpus", why)),
     }
 
-    eprintln!("bench: bytes a model reads, four ways");
-    let found = reading::measure(&stack, tab, &corpus).await?;
-
     let mut table = render(&rows);
     table.push('\n');
     table.push_str(&sizes(&extension_dist, &stack));
-    table.push_str(&reading::report(&found));
+    if !cli.extract_only {
+        eprintln!("bench: bytes a model reads, four ways");
+        let found = reading::measure(&stack, tab, &corpus).await?;
+        table.push_str(&reading::report(&found));
+    }
     println!("{table}");
+    Ok(())
+}
+
+/// The action rows (evaluate, the HTTP round trip, list_tabs, click, type,
+/// press_key) on `tab` (`bench/static.html`), with their profiles under `--profile`.
+async fn action_rows(stack: &Stack, cli: &Cli, tab: i64, rows: &mut Vec<Row>) -> Result<()> {
+    // evaluate, against Runtime.evaluate on another tab of the same page.
+    eprintln!("bench: stack up; evaluate, list_tabs, input");
+    let n = cli.samples;
+    let (raw_target, raw) = stack
+        .chromium
+        .open_page(&stack.fixtures.url("bench/static.html"))
+        .await?;
+    let ours = time(n, || async {
+        let r = act(
+            stack,
+            json!({"action": "evaluate", "tabId": tab, "expression": "return 1"}),
+        )
+        .await?;
+        if r["value"] != 1 {
+            bail!("evaluate answered {r}");
+        }
+        Ok(())
+    })
+    .await?;
+    let reference = time(n, || async {
+        stack
+            .chromium
+            .cdp(
+                "Runtime.evaluate",
+                json!({"expression": "1", "returnByValue": true}),
+                Some(&raw),
+            )
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "evaluate `return 1`",
+        ours,
+        Some(("CDP Runtime.evaluate", reference)),
+    ));
+
+    // The HTTP share of the figures: a round trip that never leaves the backend.
+    let http = reqwest::Client::new();
+    let hello = format!("{}/v1/hello?nonce={}", stack.base_url, "A".repeat(22));
+    let ours = time(n, || async {
+        let r = http.get(&hello).send().await?;
+        if !r.status().is_success() {
+            bail!("GET /v1/hello answered {}", r.status());
+        }
+        r.bytes().await?;
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new("HTTP round trip (`GET /v1/hello`)", ours, None));
+
+    let ours = time(n, || async {
+        act(stack, json!({"action": "list_tabs"})).await.map(|_| ())
+    })
+    .await?;
+    let reference = time(n, || async {
+        stack
+            .chromium
+            .cdp("Target.getTargets", json!({}), None)
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "list_tabs",
+        ours,
+        Some(("CDP Target.getTargets", reference)),
+    ));
+
+    // Input on a static page: what the actions cost beside the bare CDP input calls.
+    let m = cli.input_samples;
+    let (x, y) = centre(stack, &raw, "#count").await?;
+    let click = time(m, || async {
+        act(
+            stack,
+            json!({"action": "click", "tabId": tab, "selector": "#count"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    let raw_click = time(m, || async {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            let event = json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
+            stack
+                .chromium
+                .cdp("Input.dispatchMouseEvent", event, Some(&raw))
+                .await?;
+        }
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new(
+        "click (static page)",
+        click,
+        Some(("CDP mouse move, press, release", raw_click)),
+    ));
+    let typed = time(m, || async {
+        act(
+            stack,
+            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    stack
+        .chromium
+        .eval(&raw, "document.getElementById('q').focus(); return 1")
+        .await?;
+    let raw_type = time(m, || async {
+        stack
+            .chromium
+            .cdp("Input.insertText", json!({"text": "hello"}), Some(&raw))
+            .await
+            .map(|_| ())
+    })
+    .await?;
+    rows.push(Row::new(
+        "type `hello` (static page)",
+        typed,
+        Some(("CDP Input.insertText", raw_type)),
+    ));
+    let pressed = time(m, || async {
+        act(
+            stack,
+            json!({"action": "press_key", "tabId": tab, "key": "a"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    let raw_press = time(m, || async {
+        for kind in ["keyDown", "keyUp"] {
+            let event = json!({"type": kind, "key": "a", "code": "KeyA", "text": "a",
+                "windowsVirtualKeyCode": 65});
+            stack
+                .chromium
+                .cdp("Input.dispatchKeyEvent", event, Some(&raw))
+                .await?;
+        }
+        Ok(())
+    })
+    .await?;
+    rows.push(Row::new(
+        "press_key `a` (static page)",
+        pressed,
+        Some(("CDP key down, up", raw_press)),
+    ));
+    let _ = stack.chromium.close_target(&raw_target).await;
+    if cli.profile {
+        println!("{}", profile::evaluate_breakdown(stack, tab, n).await?);
+        let inputs = [
+            json!({"action": "click", "tabId": tab, "selector": "#count"}),
+            json!({"action": "type", "tabId": tab, "selector": "#q", "text": "hello"}),
+            json!({"action": "press_key", "tabId": tab, "key": "a"}),
+        ];
+        println!("{}", profile::actions_breakdown(stack, &inputs, m).await?);
+    }
     Ok(())
 }
 
