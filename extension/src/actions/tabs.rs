@@ -75,7 +75,7 @@ pub struct Behind {
     window: i64,
     focused: Option<i64>,
     /// The pressed tab: its frames may stop after a press in the background,
-    /// so [`put_back`] keeps them drawn ([`wake`]).
+    /// so [`put_back`] keeps them drawn (`wake`).
     tab: i64,
 }
 
@@ -255,7 +255,7 @@ fn wake(tab: i64) {
 }
 
 /// After the press: keeps the pressed tab's frames drawn, beside the answer
-/// ([`wake`]), and when the agent window [`keep_behind`] noted was shown all
+/// (`wake`), and when the agent window [`keep_behind`] noted was shown all
 /// the same, minimizes it again and focuses the window focused before. Chrome
 /// shows a window when a page in it opens a tab in the foreground (a
 /// `target=_blank` link; measured, Chromium 156, X11): the person then sees the
