@@ -196,9 +196,24 @@ impl Squatter {
         Squatter::start_on("127.0.0.1:0".parse().unwrap(), answer).await
     }
 
-    /// On `addr`: a port a serve just released, say.
+    /// On `addr`: a port a serve just released, say. The serve's side of a
+    /// connection the client keeps pooled holds the port (`FIN_WAIT_2`) until
+    /// the client sees it closed, so the bind is retried for up to 5 s, as a
+    /// squatter would.
     async fn start_on(addr: SocketAddr, answer: Answer) -> Squatter {
-        let listener = TcpListener::bind(addr).await.unwrap();
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        let listener = loop {
+            match TcpListener::bind(addr).await {
+                Ok(listener) => break listener,
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AddrInUse
+                        && std::time::Instant::now() < until =>
+                {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("bind {addr}: {e}"),
+            }
+        };
         let addr = listener.local_addr().unwrap();
         let received = Arc::new(Mutex::new(Vec::new()));
         let record = received.clone();
