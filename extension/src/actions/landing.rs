@@ -25,49 +25,49 @@ use crate::cdp;
 /// [`LANDED_SETTLED`] timed out. Answers the top window's scroll offset
 /// `{x, y}` (CSS px; `null` from a cross-origin frame).
 const RECORD: &str = r#"function () {
-const el = this, key = Symbol.for('browser-bridge.click');
-const scroll = () => { try { return { x: top.scrollX, y: top.scrollY }; } catch (e) { return null; } };
-if (el[key] && !el[key].result) return scroll();
-const rec = { elsewhere: null };
-const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
-rec.listen = (e) => {
-if (rec.elsewhere === null && !own(e.composedPath())
-&& (e.type === 'mousedown' || el.isConnected)) {
-const t = e.composedPath()[0];
-let d = t && t.tagName ? t.tagName.toLowerCase() : 'the page';
-if (t && t.id) d += '#' + t.id;
-const text = ((t && (t.innerText || t.textContent)) || '').trim().replace(/\s+/g, ' ');
-if (text) d += ' "' + text.slice(0, 40) + '"';
-rec.elsewhere = d;
-}
-};
-rec.download = false;
-rec.clicked = (e) => {
-if (!e.defaultPrevented && e.composedPath().some((n) => (n.localName === 'a' || n.localName === 'area')
-&& n.hasAttribute('download') && n.href)) rec.download = true;
-};
-rec.stop = () => {
-if (rec.result) return rec.result;
-removeEventListener('mousedown', rec.listen, true);
-removeEventListener('mouseup', rec.listen, true);
-removeEventListener('click', rec.clicked);
-return (rec.result = { elsewhere: rec.elsewhere, download: rec.download });
-};
-addEventListener('mousedown', rec.listen, true);
-addEventListener('mouseup', rec.listen, true);
-addEventListener('click', rec.clicked);
-el[key] = rec;
-return scroll();
+  const el = this, key = Symbol.for('browser-bridge.click');
+  const scroll = () => { try { return { x: top.scrollX, y: top.scrollY }; } catch (e) { return null; } };
+  if (el[key] && !el[key].result) return scroll();
+  const rec = { elsewhere: null };
+  const own = (path) => path.includes(el) || [...(el.labels || [])].some((l) => path.includes(l));
+  rec.listen = (e) => {
+    if (rec.elsewhere === null && !own(e.composedPath())
+        && (e.type === 'mousedown' || el.isConnected)) {
+      const t = e.composedPath()[0];
+      let d = t && t.tagName ? t.tagName.toLowerCase() : 'the page';
+      if (t && t.id) d += '#' + t.id;
+      const text = ((t && (t.innerText || t.textContent)) || '').trim().replace(/\s+/g, ' ');
+      if (text) d += ' "' + text.slice(0, 40) + '"';
+      rec.elsewhere = d;
+    }
+  };
+  rec.download = false;
+  rec.clicked = (e) => {
+    if (!e.defaultPrevented && e.composedPath().some((n) => (n.localName === 'a' || n.localName === 'area')
+        && n.hasAttribute('download') && n.href)) rec.download = true;
+  };
+  rec.stop = () => {
+    if (rec.result) return rec.result;
+    removeEventListener('mousedown', rec.listen, true);
+    removeEventListener('mouseup', rec.listen, true);
+    removeEventListener('click', rec.clicked);
+    return (rec.result = { elsewhere: rec.elsewhere, download: rec.download });
+  };
+  addEventListener('mousedown', rec.listen, true);
+  addEventListener('mouseup', rec.listen, true);
+  addEventListener('click', rec.clicked);
+  el[key] = rec;
+  return scroll();
 }"#;
 
 /// Ends [`RECORD`]: `{elsewhere, download}`, the element a press landed on
 /// instead of this one (or null) and whether a download link was followed;
 /// `null` when nothing records.
 const LANDED: &str = r#"function () {
-const key = Symbol.for('browser-bridge.click'), rec = this[key];
-if (!rec) return null;
-delete this[key];
-return rec.stop();
+  const key = Symbol.for('browser-bridge.click'), rec = this[key];
+  if (!rec) return null;
+  delete this[key];
+  return rec.stop();
 }"#;
 
 /// [`LANDED`], then in the top frame the barrier: `{landed, settled, url}`,
@@ -76,12 +76,12 @@ return rec.stop();
 /// stays on the element (the next [`RECORD`] replaces it), so that [`LANDED`]
 /// still reads it when this answer timed out.
 const LANDED_SETTLED: &str = r#"function () {
-const key = Symbol.for('browser-bridge.click'), rec = this[key];
-const landed = rec ? rec.stop() : null;
-if (window !== window.top) { delete this[key]; return { landed, settled: false }; }
-return new Promise((done) => setTimeout(() => setTimeout(() => {
-done({ landed, settled: true, url: location.href });
-}, 0), 0));
+  const key = Symbol.for('browser-bridge.click'), rec = this[key];
+  const landed = rec ? rec.stop() : null;
+  if (window !== window.top) { delete this[key]; return { landed, settled: false }; }
+  return new Promise((done) => setTimeout(() => setTimeout(() => {
+    done({ landed, settled: true, url: location.href });
+  }, 0), 0));
 }"#;
 
 /// Starts recording where the press lands on `node` (`RECORD`); the top

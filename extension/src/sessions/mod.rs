@@ -103,9 +103,8 @@ impl Session {
     /// not read it) in a session a previous worker left: the uids stay only when
     /// it is the document they number.
     pub fn confirm_main_document(&mut self, loader: Option<&str>) {
-        if self.main_loader.is_some() && self.main_loader.as_deref() != loader {
-            self.uids.invalidate();
-            self.main_loader = loader.map(str::to_owned).filter(|l| !l.is_empty());
+        if self.main_loader.is_some() {
+            self.adopt_main_document(loader.unwrap_or_default());
         }
     }
 
