@@ -159,6 +159,10 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
     // before pressing); the others before they start.
     let beside =
         matches!(&action, Action::Click(p) if matches!(p.target(), Ok(PointerTarget::Element(_))));
+    let keys = matches!(
+        action,
+        Action::Type(_) | Action::PressKey(_) | Action::FillForm(_)
+    );
     let behind = match action {
         Action::Click(_) | Action::Drag(_) | Action::SelectOption(_) | Action::FillForm(_)
             if !beside =>
@@ -183,7 +187,12 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
     } else {
         (behind, work.await)
     };
+    // A press already woke the tab (put_back).
+    let pressed = behind.is_some();
     actions::tabs::put_back(behind).await;
+    if keys && !pressed && outcome.is_ok() {
+        actions::tabs::after_keys(app, tab);
+    }
     match outcome {
         Ok(ActionResult::Navigate(page)) if dismissed.is_some() => {
             Ok(ActionResult::Navigate(PageResult {

@@ -126,6 +126,7 @@ impl Worker {
             "tabRemoved" => {
                 if let Some(id) = args.get(0).as_f64() {
                     sessions.on_tab_removed(TabId(id as i64));
+                    crate::actions::tabs::forget(TabId(id as i64));
                 }
             }
             "tabCreated" => {

@@ -5,7 +5,7 @@ use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
 use futures::channel::oneshot;
-use futures::future::{Either, join, join3, select};
+use futures::future::{Either, LocalBoxFuture, join, join3, select};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -237,21 +237,50 @@ pub async fn woken(tab: TabId) {
 /// the tab active would cost a tab switch now and another before its next
 /// press. Started again after each press (it ends with the debugger session).
 fn wake(tab: i64) {
+    wake_if(tab, Box::pin(async { true }));
+}
+
+/// [`wake`] when `wanted` answers true (it runs beside the answer too).
+fn wake_if(tab: i64, wanted: LocalBoxFuture<'static, bool>) {
     WAKING.with(|w| {
         w.borrow_mut().entry(tab).or_default();
     });
     wasm_bindgen_futures::spawn_local(async move {
-        let start = StartScreencast {
-            max_width: 1,
-            max_height: 1,
-            every_nth_frame: 1000,
-        };
-        let _ = cdp::send(TabId(tab), &start).await;
+        if wanted.await {
+            let start = StartScreencast {
+                max_width: 1,
+                max_height: 1,
+                every_nth_frame: 1000,
+            };
+            let _ = cdp::send(TabId(tab), &start).await;
+        }
         let waiters = WAKING.with(|w| w.borrow_mut().remove(&tab));
         for waiter in waiters.unwrap_or_default() {
             let _ = waiter.send(());
         }
     });
+}
+
+/// After key input in `tab` (`type`, `press_key`, `fill_form`): when the tab is
+/// in an agent window, keeps its frames drawn as [`put_back`] does after a
+/// press, beside the answer. Key input in a background tab stops its frames as
+/// a press does (measured, Chromium 156, X11: 1 `requestAnimationFrame` in 1 s
+/// after `type` until the next press).
+pub fn after_keys(app: &App, tab: TabId) {
+    let app = app.clone();
+    wake_if(
+        tab.0,
+        Box::pin(async move {
+            chrome::tabs_get(tab.0)
+                .await
+                .is_ok_and(|t| app.sessions.is_agent_window(t.window_id))
+        }),
+    );
+}
+
+/// Forgets a closed tab's window ([`keep_behind`]'s cache).
+pub fn forget(tab: TabId) {
+    WINDOW_OF.with(|w| w.borrow_mut().remove(&tab.0));
 }
 
 /// After the press: keeps the pressed tab's frames drawn, beside the answer
