@@ -282,6 +282,18 @@ pub struct StartScreencast {
     pub every_nth_frame: u32,
 }
 
+impl StartScreencast {
+    /// The screencast that only keeps a tab drawing: 1 px frames, every
+    /// 1000th; unacknowledged, its first frame is its last.
+    pub fn keep_drawing() -> StartScreencast {
+        StartScreencast {
+            max_width: 1,
+            max_height: 1,
+            every_nth_frame: 1000,
+        }
+    }
+}
+
 impl Command for StartScreencast {
     const METHOD: &'static str = "Page.startScreencast";
     type Response = Empty;

@@ -247,12 +247,7 @@ fn wake_if(tab: i64, wanted: LocalBoxFuture<'static, bool>) {
     });
     wasm_bindgen_futures::spawn_local(async move {
         if wanted.await {
-            let start = StartScreencast {
-                max_width: 1,
-                max_height: 1,
-                every_nth_frame: 1000,
-            };
-            let _ = cdp::send(TabId(tab), &start).await;
+            let _ = cdp::send(TabId(tab), &StartScreencast::keep_drawing()).await;
         }
         let waiters = WAKING.with(|w| w.borrow_mut().remove(&tab));
         for waiter in waiters.unwrap_or_default() {
