@@ -53,7 +53,7 @@ pub fn spawn_request(app: &App, request: Request) {
         if app.sessions.reserve_uids() {
             app.sessions.persist_now().await;
         } else {
-            app.sessions.persist();
+            app.sessions.persist_after_action();
         }
         app.outbox.response(match outcome {
             Ok(result) => Response::ok(id, result),

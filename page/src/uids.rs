@@ -155,6 +155,19 @@ impl UidCache {
         self.next = self.next.max(self.reserved);
     }
 
+    /// A value that changes whenever uids are issued, dropped or listed anew
+    /// (the counter, the document's first uid, the live uids, the listing), and
+    /// not when known nodes are only looked up or assigned again: whether a
+    /// stored copy is still current, without comparing the maps.
+    pub fn fingerprint(&self) -> u64 {
+        let listed = self.listed.iter().fold(self.listed.len() as u64, |a, &i| {
+            a.wrapping_mul(31).wrapping_add(i)
+        });
+        [self.generation_start, self.by_index.len() as u64, listed]
+            .iter()
+            .fold(self.next, |a, &x| a.wrapping_mul(1_000_003).wrapping_add(x))
+    }
+
     /// How many uids this session has issued (the next counter value).
     pub fn issued(&self) -> u64 {
         self.next
@@ -192,6 +205,37 @@ mod tests {
 
     fn uids(names: &[Uid]) -> Vec<&str> {
         names.iter().map(|u| u.0.as_str()).collect()
+    }
+
+    #[test]
+    fn the_fingerprint_changes_with_what_a_stored_copy_must_hold() {
+        let mut cache = UidCache::new();
+        let empty = cache.fingerprint();
+        let first = cache.assign(&[10, 20, 30]);
+        let issued = cache.fingerprint();
+        assert_ne!(issued, empty, "uids issued");
+        // Known nodes again, and lookups: nothing to store.
+        cache.assign(&[30, 10]);
+        cache.resolve(&first[1]).unwrap();
+        assert_eq!(cache.fingerprint(), issued);
+        cache.set_listed(&first);
+        let listed = cache.fingerprint();
+        assert_ne!(listed, issued, "a listing");
+        cache.set_listed(&[first[1].clone(), first[0].clone(), first[2].clone()]);
+        assert_ne!(
+            cache.fingerprint(),
+            listed,
+            "the same uids listed in another order"
+        );
+        let before = cache.fingerprint();
+        cache.forget(20);
+        let forgotten = cache.fingerprint();
+        assert_ne!(forgotten, before, "a node forgotten");
+        cache.invalidate();
+        assert_ne!(cache.fingerprint(), forgotten, "a new document");
+        let invalidated = cache.fingerprint();
+        cache.invalidate();
+        assert_eq!(cache.fingerprint(), invalidated, "nothing issued since");
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod handoff;
 mod input;
 mod lifecycle;
 mod mcp;
+mod mirror;
 mod navigation;
 mod new_tabs;
 mod observe;
