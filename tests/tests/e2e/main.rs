@@ -30,7 +30,6 @@ mod handoff;
 mod input;
 mod lifecycle;
 mod mcp;
-mod mirror;
 mod navigation;
 mod new_tabs;
 mod observe;

@@ -8,8 +8,8 @@
 //! What must hold: the extension is back (`ack`) within 5 s on its own; a request
 //! sent in the gap waits for it (the backend's connect-wait) and succeeds; the one
 //! in flight gets exactly one answer (`not_connected`, never a second one from the
-//! new worker); sessions come back with their uids; a panic is reported and the
-//! extension works again.
+//! new worker); sessions come back with their uids ([`sessions`]); a panic is
+//! reported and the extension works again.
 //!
 //! `worker_stop_to_ack_figures` prints the figure of the closing note (worker stop →
 //! `ack` again, 10 runs) and, for comparison, the same without the waker (the
@@ -17,6 +17,8 @@
 //! `worker_start_to_ack_figures` prints the cold start (a new worker's start →
 //! its `ack`, 10 runs); its goal (300 ms) is a figure to read, not a bound a
 //! loaded machine could break.
+
+mod sessions;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -163,117 +165,6 @@ async fn request_sent_in_the_gap_waits_for_the_new_worker() {
     eprintln!(
         "request sent in the gap answered after {:?}",
         sent.elapsed()
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sessions_survive_with_their_uids() {
-    let stack = Stack::start().await.expect("stack");
-    let tab = stack.open("basic.html", None).await.expect("navigate");
-    let first = stack
-        .act(json!({ "action": "extract", "tabId": tab }))
-        .await
-        .expect("extract");
-    let old = uid_named(&first, "Second page");
-    stack
-        .open("second.html", Some(tab))
-        .await
-        .expect("navigate");
-    let second = stack
-        .act(json!({ "action": "extract", "tabId": tab }))
-        .await
-        .expect("extract");
-    let back = uid_named(&second, "Back to basic");
-    assert_ne!(old, back);
-
-    stop_and_time(&stack, Duration::from_secs(5)).await;
-
-    // The session is the same: no tabId needed, its uids resolve, the old
-    // document's uid is stale (a fresh cache would call it never issued).
-    let hovered = stack
-        .act(json!({ "action": "hover", "uid": back }))
-        .await
-        .expect("the uid issued before the restart");
-    assert_eq!(hovered["tabId"], tab);
-    let stale = stack
-        .act(json!({ "action": "hover", "uid": old }))
-        .await
-        .unwrap_err();
-    assert_eq!(stale.code, "element_stale", "{stale}");
-    let again = stack
-        .act(json!({ "action": "extract", "tabId": tab }))
-        .await
-        .expect("extract");
-    assert_eq!(
-        uid_named(&again, "Back to basic"),
-        back,
-        "same node, same uid"
-    );
-    let events = stack.events().await.expect("events");
-    assert!(
-        !events.iter().any(|e| e["event"] == "session_ended"),
-        "the session was not ended: {events:?}"
-    );
-    let started = events
-        .iter()
-        .filter(|e| e["event"] == "session_started")
-        .count();
-    assert_eq!(started, 1, "no second session: {events:?}");
-
-    // A session whose tab closed while no worker ran ends with `tab_closed`.
-    let targets = stack.chromium.targets().await.expect("targets");
-    let page = targets
-        .iter()
-        .find(|t| t["type"] == "page" && t["url"] == stack.fixtures.url("second.html"))
-        .expect("the session's page")["targetId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let before = extension(&stack).await;
-    stack.chromium.stop_extension_worker().await.expect("stop");
-    stack
-        .chromium
-        .close_target(&page)
-        .await
-        .expect("close the tab");
-    reconnected(&stack, &before, Duration::from_secs(5)).await;
-    let ended = stack
-        .wait_event(Duration::from_secs(5), |e| {
-            e["event"] == "session_ended" && e["tabId"] == tab
-        })
-        .await
-        .expect("session_ended");
-    assert_eq!(ended["reason"], "tab_closed", "{ended}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_open_dialog_survives_the_restart() {
-    let stack = Stack::start().await.expect("stack");
-    let tab = stack.open("effects.html", None).await.expect("navigate");
-    let r = stack
-        .act(json!({ "action": "click", "tabId": tab, "selector": "#alert-btn" }))
-        .await
-        .expect("click opening an alert");
-    assert_eq!(r["dialog"]["type"], "alert");
-    stop_and_time(&stack, Duration::from_secs(5)).await;
-    // The new worker knows the dialog: it refuses at once instead of hanging on it.
-    let blocked = stack
-        .act(json!({ "action": "evaluate", "tabId": tab, "expression": "return 1" }))
-        .await
-        .unwrap_err();
-    assert_eq!(blocked.code, "invalid_action", "{blocked}");
-    assert!(blocked.message.contains("handle_dialog"), "{blocked}");
-    let handled = stack
-        .act(json!({ "action": "handle_dialog", "tabId": tab, "accept": true }))
-        .await
-        .expect("handle_dialog after the restart");
-    assert_eq!(handled["message"], "Saved!");
-    assert_eq!(
-        stack
-            .eval(tab, "return document.getElementById('after').textContent")
-            .await
-            .expect("act"),
-        "after alert"
     );
 }
 
@@ -578,64 +469,4 @@ async fn worker_start_to_ack_figures() {
     }
     let line = summary(&mut runs);
     eprintln!("worker start → ack: {line}; loader marks of the last run (ms): {last_marks:?}");
-}
-
-/// §6: a uid names one node for the session's life, also when the worker stops
-/// right after the answer that issued it (before its lazy write of the sessions
-/// could land). Each round adds a button, extracts, stops the worker at once, then
-/// acts on the new uid: it presses that button or is `element_stale`, never
-/// another; and no extract ever lists one uid for two names.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_uid_issued_just_before_the_worker_stops_never_names_another_element() {
-    let stack = Stack::start().await.expect("stack");
-    let tab = stack.open("basic.html", None).await.expect("navigate");
-    let mut named: std::collections::HashMap<String, String> = Default::default();
-    let mut note = |extract: &Value| {
-        for e in extract["elements"].as_array().expect("elements") {
-            let (uid, name) = (e["uid"].as_str().unwrap(), e["name"].as_str().unwrap());
-            let first = named
-                .entry(uid.to_owned())
-                .or_insert_with(|| name.to_owned());
-            assert_eq!(first, name, "{uid} named two elements");
-        }
-    };
-    stack
-        .eval(tab, "window.hits = []; return true")
-        .await
-        .expect("eval");
-    for round in 0..4 {
-        let add = format!(
-            "const b = document.createElement('button'); b.textContent = 'Added {round}'; \
-             b.onclick = () => window.hits.push({round}); document.body.prepend(b); return true"
-        );
-        stack.eval(tab, &add).await.expect("add a button");
-        let read = stack
-            .act(json!({ "action": "extract", "tabId": tab }))
-            .await
-            .expect("extract");
-        let before = extension(&stack).await;
-        stack.chromium.stop_extension_worker().await.expect("stop");
-        note(&read);
-        let added = uid_named(&read, &format!("Added {round}"));
-        reconnected(&stack, &before, Duration::from_secs(5)).await;
-        match stack
-            .act(json!({ "action": "click", "tabId": tab, "uid": added }))
-            .await
-        {
-            Ok(_) => {
-                let hits = stack.eval(tab, "return window.hits").await.expect("hits");
-                assert_eq!(
-                    hits.as_array().and_then(|h| h.last()),
-                    Some(&json!(round)),
-                    "{added} pressed another button: {hits}"
-                );
-            }
-            Err(e) => assert_eq!(e.code, "element_stale", "{e}"),
-        }
-        let again = stack
-            .act(json!({ "action": "extract", "tabId": tab }))
-            .await
-            .expect("extract");
-        note(&again);
-    }
 }
