@@ -118,7 +118,7 @@ pub(super) struct State {
     scheduled: bool,
     /// A write after actions is waiting out [`ACTION_WRITE_LAG_MS`].
     lagging: bool,
-    /// The uid caches' fingerprint at the last write ([`Sessions::uids_fingerprint`]).
+    /// The uid caches' fingerprint at the last write ([`uids_fingerprint`]).
     written_uids: u64,
 }
 
