@@ -119,7 +119,7 @@ pub async fn run(
 /// attached: the open-dialog and crash rules, the action count, and the race
 /// against the end of the session.
 async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResult, BridgeError> {
-    // The frames of the tab the last press was in are drawn again.
+    // The frames of the tab the last press or key input was in are drawn again.
     actions::tabs::woken(tab).await;
     let sessions = &app.sessions;
     let dismissed = match action {
@@ -187,10 +187,11 @@ async fn run_on_tab(app: &App, tab: TabId, action: Action) -> Result<ActionResul
     } else {
         (behind, work.await)
     };
-    // A press already woke the tab (put_back).
-    let pressed = behind.is_some();
+    // `keep_behind` found the tab behind a minimized agent window: put_back
+    // wakes it.
+    let waking = behind.is_some();
     actions::tabs::put_back(behind).await;
-    if keys && !pressed && outcome.is_ok() {
+    if keys && !waking {
         actions::tabs::after_keys(app, tab);
     }
     match outcome {

@@ -243,8 +243,9 @@ pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<Str
     let worker = worker_session(stack).await?;
     let action = json!({"action": "evaluate", "tabId": tab, "expression": "return 1"});
     let (records, outside, totals) = traced(stack, &worker, &action, n).await?;
-    let mut out =
-        String::from("| stage (evaluate `return 1`) | p50 ms | p99 ms |\n|---|---:|---:|\n");
+    let mut out = String::from(
+        "| stage (evaluate `return 1`) | p50 ms | p99 ms (under 100 samples: the max) |\n|---|---:|---:|\n",
+    );
     // p99 per stage: where the tail of the total comes from.
     let row = |out: &mut String, name: &str, v: Vec<f64>| {
         let _ = writeln!(

@@ -5,7 +5,7 @@ use browser_bridge_protocol::action::{BeforeUnload, CloseTab, OpenTab};
 use browser_bridge_protocol::result::{ListTabsResult, OpenTabResult, TabInfo, TabResult};
 use browser_bridge_protocol::{ActionResult, BridgeError, SessionEndReason, TabId, WindowId};
 use futures::channel::oneshot;
-use futures::future::{Either, LocalBoxFuture, join, join3, select};
+use futures::future::{Either, join, join3, select};
 use serde_json::json;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -216,7 +216,8 @@ thread_local! {
     static WAKING: RefCell<HashMap<i64, Vec<oneshot::Sender<()>>>> = RefCell::default();
 }
 
-/// Waits until `tab`'s frames are woken after a press ([`put_back`]): at once
+/// Waits until `tab`'s frames are woken after a press ([`put_back`]) or key
+/// input ([`after_keys`]): at once
 /// unless that is still under way. Every action on the tab waits for it, so
 /// that it finds the page drawing (observers, `requestAnimationFrame`).
 pub async fn woken(tab: TabId) {
@@ -235,20 +236,14 @@ pub async fn woken(tab: TabId) {
 /// stops though the page stays `visible`, and the side-effects barrier of a
 /// `press_key` then waits ~50 ms); a started screencast draws them, where making
 /// the tab active would cost a tab switch now and another before its next
-/// press. Started again after each press (it ends with the debugger session).
+/// press. Started again after each press and key input (it ends with the
+/// debugger session).
 fn wake(tab: i64) {
-    wake_if(tab, Box::pin(async { true }));
-}
-
-/// [`wake`] when `wanted` answers true (it runs beside the answer too).
-fn wake_if(tab: i64, wanted: LocalBoxFuture<'static, bool>) {
     WAKING.with(|w| {
         w.borrow_mut().entry(tab).or_default();
     });
     wasm_bindgen_futures::spawn_local(async move {
-        if wanted.await {
-            let _ = cdp::send(TabId(tab), &StartScreencast::keep_drawing()).await;
-        }
+        let _ = cdp::send(TabId(tab), &StartScreencast::keep_drawing()).await;
         let waiters = WAKING.with(|w| w.borrow_mut().remove(&tab));
         for waiter in waiters.unwrap_or_default() {
             let _ = waiter.send(());
@@ -256,21 +251,15 @@ fn wake_if(tab: i64, wanted: LocalBoxFuture<'static, bool>) {
     });
 }
 
-/// After key input in `tab` (`type`, `press_key`, `fill_form`): when the tab is
-/// in an agent window, keeps its frames drawn as [`put_back`] does after a
-/// press, beside the answer. Key input in a background tab stops its frames as
-/// a press does (measured, Chromium 156, X11: 1 `requestAnimationFrame` in 1 s
-/// after `type` until the next press).
+/// After key input in `tab` (`type`, `press_key`, `fill_form`): in a session
+/// of an agent window, keeps the tab's frames drawn as [`put_back`] does after
+/// a press (`wake`, beside the answer). Key input in a background tab stops its
+/// frames as a press does (measured, Chromium 156, X11: 1
+/// `requestAnimationFrame` in 1 s after `type` until the next press).
 pub fn after_keys(app: &App, tab: TabId) {
-    let app = app.clone();
-    wake_if(
-        tab.0,
-        Box::pin(async move {
-            chrome::tabs_get(tab.0)
-                .await
-                .is_ok_and(|t| app.sessions.is_agent_window(t.window_id))
-        }),
-    );
+    if app.sessions.with(tab, |s| s.agent_window) == Some(true) {
+        wake(tab.0);
+    }
 }
 
 /// Forgets a closed tab's window ([`keep_behind`]'s cache).

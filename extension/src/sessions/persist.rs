@@ -93,11 +93,11 @@ impl Record {
 
 /// Most the write after an action waits (ms; [`Sessions::persist_after_action`]).
 /// The actions of a burst share one write, which then no longer competes with
-/// the next request (measured: `evaluate` p50 1.9 → 1.6 ms). Chrome stops an
-/// idle worker only after 30 s without events, so the lag loses a change only
-/// to a crash; uids past their stored reservation are written before the
-/// answer all the same (§6), and a restored session checks its URL and
-/// document against the tab's.
+/// the next request (measured: `evaluate` p50 1.9 → 1.6 ms). What it carries
+/// late is only the action count: uid changes are written at once, uids past
+/// their stored reservation before the answer (§6), and the URL, the document,
+/// a dialog and the client where they change. A worker stopped (or a panic)
+/// within the lag loses that burst's count.
 pub const ACTION_WRITE_LAG_MS: u32 = 200;
 
 /// The fingerprint of every session's uid cache ([`UidCache::fingerprint`]),
@@ -142,7 +142,7 @@ impl Sessions {
 
     /// After an action: [`Sessions::persist`] at once when it changed uids (an
     /// `extract`, a new document: a restarted worker resolves them), else
-    /// within [`ACTION_WRITE_LAG_MS`] (its count, the URL it left).
+    /// within [`ACTION_WRITE_LAG_MS`] (its count).
     pub fn persist_after_action(&self) {
         {
             let mut reg = self.reg.borrow_mut();

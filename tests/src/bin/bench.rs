@@ -132,7 +132,8 @@ impl Row {
 }
 
 /// Least warm-up before each timed series (a page just opened is not what a
-/// p99 should measure). The references get the same.
+/// p99 should measure). The raw CDP references get the same; Playwright's and
+/// the corpus's extracts are timed without it.
 const WARM_UP: Duration = Duration::from_millis(500);
 
 /// How long the stack runs `evaluate`s, untimed, before the first series:
