@@ -60,6 +60,19 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
     .await
     .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
     sessions.set_agent_window(client, window.id);
+    // Chrome answers before the window manager has minimized the window (X11):
+    // a press in it meanwhile would show it and take the person's focus, so the
+    // tab is handed out once the window is minimized (at most 1 s).
+    let until = js_sys::Date::now() + MINIMIZED_WAIT_MS;
+    while window.state != "minimized" && js_sys::Date::now() < until {
+        if chrome::windows_get(window.id)
+            .await
+            .is_ok_and(|w| w.state == "minimized")
+        {
+            break;
+        }
+        gloo_timers::future::TimeoutFuture::new(10).await;
+    }
     window
         .tabs
         .first()
@@ -67,6 +80,9 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
         .map(TabId)
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
+
+/// Longest wait for a new agent window to be minimized (ms, [`new_agent_tab`]).
+const MINIMIZED_WAIT_MS: f64 = 1000.0;
 
 /// An agent window that was minimized before a mouse press, the window focused
 /// then (not an agent window) and the pressed tab, in the window's background

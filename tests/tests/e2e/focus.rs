@@ -415,6 +415,14 @@ async fn a_tab_the_agents_page_opens_shows_the_window_a_moment_then_it_is_minimi
         .expect("open_tab")["windowId"]
         .as_i64()
         .expect("windowId");
+    // The new agent window's minimizing lands a moment after `windows.create`
+    // answers (X11): the click is pressed in a window already minimized.
+    let opener = target_of(&stack, "focus/agent.html?round=opener").await;
+    let until = Instant::now() + Duration::from_secs(5);
+    while window_of(&stack, &opener).await.1 != "minimized" {
+        assert!(Instant::now() < until, "the new agent window is minimized");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let r = stack
         .act_as(agent, json!({"action": "click", "selector": "#open"}))
         .await
