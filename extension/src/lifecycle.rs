@@ -6,10 +6,11 @@
 //! `chrome.storage`, the tabs, and (measured, Chromium 156) the extension's
 //! `chrome.debugger` attachments. So sessions are **restored**, not ended: every
 //! change to a session is mirrored into `chrome.storage.session`
-//! (`crate::sessions::persist`; an action's count within 200 ms), and [`restore`] takes them back on start — same
-//! tab, same action count, same uids (the debugger is adopted when still attached,
-//! re-attached otherwise). A tab that is gone ends its session with `tab_closed`;
-//! one that cannot be attached again (or now shows a blocked or non-web page) ends
+//! (`crate::sessions::persist`; an action's count within 200 ms), and
+//! [`restore`] takes them back on start — same tab, same action count, same
+//! uids (the debugger is adopted when still attached, re-attached otherwise).
+//! A tab that is gone ends its session with `tab_closed`; one that cannot be
+//! attached again (or now shows a blocked or non-web page) ends
 //! with `detached` (or `domain_blocked`). An open dialog is kept with its session;
 //! CDP events of the gap (a dialog closed, a navigation) wake the new worker and are
 //! queued by the loader until the restore is done, so they apply to the restored
