@@ -9,6 +9,7 @@
 //! | `evaluate` `return 1` | `POST /v1/act` | `Runtime.evaluate` over Chromium's own CDP pipe |
 //! | `list_tabs` | `POST /v1/act` | `Target.getTargets` over the pipe |
 //! | `click`, `type`, `press_key` | `POST /v1/act` on `bench/static.html` | the bare `Input.dispatch*Event` / `Input.insertText` calls over the pipe |
+//! | `click` after a pause | the same, each after an untimed 0–50 ms pause | the bare calls after the same pauses |
 //! | `extract` | 2 000 controls (`bench/controls-2000.html`), the corpus median | Playwright `ariaSnapshot({mode: 'ai'})` of the same pages, when `node` and `playwright-core` are installed |
 //!
 //! plus an HTTP round trip that stays in the backend (`GET /v1/hello`: the share of HTTP
@@ -161,6 +162,51 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<()>>,
 {
+    measure(n, || {
+        let run = f();
+        async move {
+            let t = Instant::now();
+            run.await?;
+            Ok(t.elapsed())
+        }
+    })
+    .await
+}
+
+/// Most of the untimed pause before each sample of [`time_paced`] (ms).
+const PACE_MS: u64 = 50;
+
+/// [`time`] with an untimed pause before each run, spread evenly over
+/// 0–[`PACE_MS`] ms: an agent's next action comes after its own think time, at
+/// any phase of the page's frame clock, where a back-to-back loop locks onto it.
+async fn time_paced<F, Fut>(n: usize, mut f: F) -> Result<Samples>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
+    let mut i = 0u64;
+    measure(n, || {
+        // A stride coprime to the range's 500 steps of 0.1 ms visits each once.
+        i += 1;
+        let pause = Duration::from_micros((i * 7_919) % (PACE_MS * 10) * 100);
+        let run = f();
+        async move {
+            tokio::time::sleep(pause).await;
+            let t = Instant::now();
+            run.await?;
+            Ok(t.elapsed())
+        }
+    })
+    .await
+}
+
+/// `n` durations that `f` reports, in ms, after a warm-up of at least two runs
+/// and [`WARM_UP`].
+async fn measure<F, Fut>(n: usize, mut f: F) -> Result<Samples>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Duration>>,
+{
     let warming = Instant::now();
     let mut warm = 0;
     while warm < 2 || warming.elapsed() < WARM_UP {
@@ -169,9 +215,7 @@ where
     }
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        let t = Instant::now();
-        f().await?;
-        out.push(t.elapsed().as_secs_f64() * 1000.0);
+        out.push(f().await?.as_secs_f64() * 1000.0);
     }
     Ok(Samples(out))
 }
@@ -396,21 +440,26 @@ async fn action_rows(stack: &Stack, cli: &Cli, tab: i64, rows: &mut Vec<Row>) ->
         .map(|_| ())
     })
     .await?;
-    let raw_click = time(m, || async {
-        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
-            let event = json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
-            stack
-                .chromium
-                .cdp("Input.dispatchMouseEvent", event, Some(&raw))
-                .await?;
-        }
-        Ok(())
-    })
-    .await?;
+    let raw_click = time(m, || raw_press_release(stack, &raw, (x, y))).await?;
     rows.push(Row::new(
         "click (static page)",
         click,
         Some(("CDP mouse move, press, release", raw_click)),
+    ));
+    let click = time_paced(m, || async {
+        act(
+            stack,
+            json!({"action": "click", "tabId": tab, "selector": "#count"}),
+        )
+        .await
+        .map(|_| ())
+    })
+    .await?;
+    let raw_click = time_paced(m, || raw_press_release(stack, &raw, (x, y))).await?;
+    rows.push(Row::new(
+        "click after a 0–50 ms pause",
+        click,
+        Some(("the same CDP calls, same pauses", raw_click)),
     ));
     let typed = time(m, || async {
         act(
@@ -473,6 +522,19 @@ async fn action_rows(stack: &Stack, cli: &Cli, tab: i64, rows: &mut Vec<Row>) ->
             json!({"action": "press_key", "tabId": tab, "key": "a"}),
         ];
         println!("{}", profile::actions_breakdown(stack, &inputs, m).await?);
+    }
+    Ok(())
+}
+
+/// A bare left click at `(x, y)` (CSS px) in CDP session `session`: mouse move,
+/// press, release, each awaited.
+async fn raw_press_release(stack: &Stack, session: &str, (x, y): (f64, f64)) -> Result<()> {
+    for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+        let event = json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1});
+        stack
+            .chromium
+            .cdp("Input.dispatchMouseEvent", event, Some(session))
+            .await?;
     }
     Ok(())
 }
