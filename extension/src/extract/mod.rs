@@ -67,7 +67,7 @@ const READS: usize = 3;
 /// straddles a commit (the two differ) is made again, up to [`READS`] times.
 ///
 /// # Errors
-/// As [`gather`]; `timeout` when every read straddled a commit.
+/// As [`gather()`]; `timeout` when every read straddled a commit.
 async fn read_one_document(app: &App, tab: TabId) -> Result<(PageInputs, String), BridgeError> {
     for _ in 0..READS {
         // `join!` polls in order: the first loader read is sent before the snapshot.
