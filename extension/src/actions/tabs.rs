@@ -97,12 +97,13 @@ pub struct Behind {
 
 /// Before a mouse press in `tab` (§10 "agent window"): when `tab` is in a
 /// minimized agent window, notes that window and the focused one, and when
-/// `tab` is that window's active tab, makes another tab of the window active
-/// (an `about:blank` one, created inactive, when there is no other). A CDP
-/// `Input.dispatchMouseEvent` `mousePressed` in the active tab of a minimized
-/// window restores and activates that window, taking the person's focus, even
-/// when the page cancels the `mousedown`; in a background tab it does neither
-/// (measured, Chromium 156, X11). The tab stays in the background afterwards,
+/// `tab` is that window's active tab, makes an `about:blank` tab of the window
+/// that is no session active (created inactive when there is none), so that
+/// two tabs pressed in turn never switch the window's active tab between
+/// them. A CDP `Input.dispatchMouseEvent` `mousePressed` in the active tab of
+/// a minimized window restores and activates that window, taking the person's
+/// focus, even when the page cancels the `mousedown`; in a background tab it
+/// does neither (measured, Chromium 156, X11). The tab stays in the background afterwards,
 /// so a later press in it costs no tab switch: focus emulation
 /// (sessions/attach.rs) keeps a background page visible, focused and drawing
 /// its frames (measured: `requestAnimationFrame` at 60 Hz), and [`put_back`]
@@ -152,10 +153,15 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     if !active {
         return behind;
     }
+    // A blank tab of the extension's own, never the agent's other tab: that
+    // one would be active at its next press and switched away again.
     let others = others.unwrap_or_default();
-    let mut others: Vec<&chrome::Tab> = others.iter().filter(|t| t.id != Some(tab.0)).collect();
-    others.sort_by_key(|t| t.url != "about:blank");
-    let other = match others.first().and_then(|t| t.id) {
+    let blank = others.iter().find(|t| {
+        t.url == "about:blank"
+            && t.id
+                .is_some_and(|id| id != tab.0 && !app.sessions.has(TabId(id)))
+    });
+    let other = match blank.and_then(|t| t.id) {
         Some(id) => id,
         None => {
             let blank = json!({ "windowId": window, "url": "about:blank", "active": false });
