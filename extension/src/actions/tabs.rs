@@ -98,7 +98,8 @@ pub struct Behind {
 /// Before a mouse press in `tab` (§10 "agent window"): when `tab` is in a
 /// minimized agent window, notes that window and the focused one, and when
 /// `tab` is that window's active tab, makes an `about:blank` tab of the window
-/// that is no session active (created inactive when there is none), so that
+/// that is no session and no page's popup active (created inactive when there
+/// is none), so that
 /// two tabs pressed in turn never switch the window's active tab between
 /// them. A CDP `Input.dispatchMouseEvent` `mousePressed` in the active tab of
 /// a minimized window restores and activates that window, taking the person's
@@ -153,11 +154,14 @@ pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     if !active {
         return behind;
     }
-    // A blank tab of the extension's own, never the agent's other tab: that
-    // one would be active at its next press and switched away again.
+    // A blank tab that is no session and no page's popup (the one `keep_behind`
+    // opened), never the agent's other tab: that one would be active at its
+    // next press and switched away again.
     let others = others.unwrap_or_default();
     let blank = others.iter().find(|t| {
         t.url == "about:blank"
+            && t.pending_url.is_none()
+            && t.opener_tab_id.is_none()
             && t.id
                 .is_some_and(|id| id != tab.0 && !app.sessions.has(TabId(id)))
     });
@@ -202,7 +206,7 @@ thread_local! {
 }
 
 /// [`keep_behind`] run beside `work` (an element `click`), not before it: its
-/// chrome.* calls (2 round trips, a third to swap tabs) overlap the CDP calls
+/// chrome.* calls (2 round trips, one or two more to swap tabs) overlap the CDP calls
 /// that resolve the element and its click point, which need neither. `work`
 /// must await [`ready`] before its mouse events (and before it lists the tabs
 /// for its side effects: `keep_behind` may create one).

@@ -186,7 +186,8 @@ where
 {
     let mut i = 0u64;
     measure(n, || {
-        // A stride coprime to the range's 500 steps of 0.1 ms visits each once.
+        // A stride coprime to 500 spreads the pauses evenly over 0–PACE_MS
+        // (tokio's timer rounds them to whole ms).
         i += 1;
         let pause = Duration::from_micros((i * 7_919) % (PACE_MS * 10) * 100);
         let run = f();

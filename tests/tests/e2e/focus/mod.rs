@@ -11,7 +11,7 @@
 //! activates that window (measured, Chromium 156, X11), so before a press the
 //! extension makes a blank tab of the agent window its active one
 //! (`actions::tabs::keep_behind`); `clicks_…` fails without it, and
-//! `two_tabs_…` when that tab is the agent's other one. The pressed
+//! `turns::two_tabs_…` when that tab is the agent's other one. The pressed
 //! tab stays in the background and draws as it did before (each round counts
 //! its `requestAnimationFrame`s before and after each press and key input). A tab the
 //! agent's page opens in the foreground makes Chrome show the window all the
@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 
 use browser_bridge_tests::harness::{Stack, StackOptions};
 use serde_json::{Value, json};
+
+mod turns;
 
 /// An Xvfb server of this test, on the first free display, with openbox as its
 /// window manager; both killed on drop.
@@ -477,79 +479,6 @@ async fn a_tab_the_agents_page_opens_shows_the_window_a_moment_then_it_is_minimi
     let after = person_state(&stack, &person).await;
     assert_eq!(after["log"], blipped["log"], "the click changed no focus");
     assert_eq!(after["hasFocus"], true, "{after}");
-    drop(stack);
-    drop(xvfb);
-}
-
-/// Two tabs of the agent's window pressed in turn: before a press in the
-/// window's active tab the extension makes a blank tab of its own the active
-/// one, never the agent's other tab, so later presses in either tab need no tab
-/// switch (each switch costs `tabs.update` round trips and shows the other page
-/// as the window's active one). After each click from the second on, neither
-/// pressed tab is active; every click reached its page, and the window stayed
-/// minimized.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_tabs_pressed_in_turn_stay_in_the_background() {
-    let Some(Scene { xvfb, stack, .. }) = scene().await else {
-        return;
-    };
-    let agent = "focus-agent";
-    let mut tabs = Vec::new();
-    for name in ["turn-a", "turn-b"] {
-        let url = stack
-            .fixtures
-            .url(&format!("focus/agent.html?round={name}"));
-        let opened = stack
-            .act_as(agent, json!({"action": "open_tab", "url": url}))
-            .await
-            .expect("open_tab");
-        tabs.push(opened["tabId"].as_i64().expect("tabId"));
-    }
-    let target = target_of(&stack, "focus/agent.html?round=turn-a").await;
-    let until = Instant::now() + Duration::from_secs(5);
-    while window_of(&stack, &target).await.1 != "minimized" {
-        assert!(Instant::now() < until, "the agent window is minimized");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    for turn in 0..6 {
-        let tab = tabs[turn % 2];
-        stack
-            .act_as(
-                agent,
-                json!({"action": "click", "tabId": tab, "selector": "#press"}),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("click {turn} in {tab}: {e}"));
-        if turn == 0 {
-            continue;
-        }
-        let listed = stack
-            .act(json!({"action": "list_tabs"}))
-            .await
-            .expect("list_tabs");
-        let active: Vec<&Value> = listed["tabs"]
-            .as_array()
-            .expect("tabs")
-            .iter()
-            .filter(|t| t["agentWindow"] == true && t["active"] == true)
-            .collect();
-        assert!(
-            active.len() == 1 && !tabs.contains(&active[0]["tabId"].as_i64().unwrap_or_default()),
-            "after click {turn}: the agent window's active tab is not one the agent presses: {listed}"
-        );
-    }
-    for tab in &tabs {
-        let pressed = stack
-            .act_as(
-                agent,
-                json!({"action": "evaluate", "tabId": tab,
-                       "expression": "return document.getElementById('pressed').value"}),
-            )
-            .await
-            .expect("evaluate");
-        assert_eq!(pressed["value"], "3", "tab {tab} got its three clicks");
-    }
-    assert_eq!(window_of(&stack, &target).await.1, "minimized");
     drop(stack);
     drop(xvfb);
 }
