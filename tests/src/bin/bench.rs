@@ -432,30 +432,22 @@ async fn action_rows(stack: &Stack, cli: &Cli, tab: i64, rows: &mut Vec<Row>) ->
     // Input on a static page: what the actions cost beside the bare CDP input calls.
     let m = cli.input_samples;
     let (x, y) = centre(stack, &raw, "#count").await?;
-    let click = time(m, || async {
+    let click_count = || async {
         act(
             stack,
             json!({"action": "click", "tabId": tab, "selector": "#count"}),
         )
         .await
         .map(|_| ())
-    })
-    .await?;
+    };
+    let click = time(m, click_count).await?;
     let raw_click = time(m, || raw_press_release(stack, &raw, (x, y))).await?;
     rows.push(Row::new(
         "click (static page)",
         click,
         Some(("CDP mouse move, press, release", raw_click)),
     ));
-    let click = time_paced(m, || async {
-        act(
-            stack,
-            json!({"action": "click", "tabId": tab, "selector": "#count"}),
-        )
-        .await
-        .map(|_| ())
-    })
-    .await?;
+    let click = time_paced(m, click_count).await?;
     let raw_click = time_paced(m, || raw_press_release(stack, &raw, (x, y))).await?;
     rows.push(Row::new(
         "click after a 0–50 ms pause",
