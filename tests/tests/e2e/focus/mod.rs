@@ -141,6 +141,16 @@ async fn window_of(stack: &Stack, target: &str) -> (i64, String) {
     )
 }
 
+/// Waits at most 5 s until the window of page `target` is minimized: X11
+/// minimizes a new agent window a moment after `windows.create` answers.
+async fn wait_minimized(stack: &Stack, target: &str) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while window_of(stack, target).await.1 != "minimized" {
+        assert!(Instant::now() < until, "the agent window is minimized");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// The person's page: `{log, hasFocus, visibility}`.
 async fn person_state(stack: &Stack, session: &str) -> Value {
     stack
@@ -421,11 +431,7 @@ async fn a_tab_the_agents_page_opens_shows_the_window_a_moment_then_it_is_minimi
     // The new agent window's minimizing lands a moment after `windows.create`
     // answers (X11): the click is pressed in a window already minimized.
     let opener = target_of(&stack, "focus/agent.html?round=opener").await;
-    let until = Instant::now() + Duration::from_secs(5);
-    while window_of(&stack, &opener).await.1 != "minimized" {
-        assert!(Instant::now() < until, "the new agent window is minimized");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_minimized(&stack, &opener).await;
     let r = stack
         .act_as(agent, json!({"action": "click", "selector": "#open"}))
         .await

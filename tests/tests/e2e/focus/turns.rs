@@ -1,10 +1,10 @@
 //! Headed, as the rest of `focus`: tabs of one agent window pressed in turn.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Scene, person_state, scene, target_of, window_of};
+use super::{Scene, person_state, scene, target_of, wait_minimized, window_of};
 
 /// Two tabs of the agent's window pressed in turn: before a press in the
 /// window's active tab the extension makes a blank tab (no session) the active
@@ -40,11 +40,7 @@ async fn two_tabs_pressed_in_turn_stay_in_the_background() {
         tabs.push(opened["tabId"].as_i64().expect("tabId"));
     }
     let target = target_of(&stack, "focus/agent.html?round=turn-a").await;
-    let until = Instant::now() + Duration::from_secs(5);
-    while window_of(&stack, &target).await.1 != "minimized" {
-        assert!(Instant::now() < until, "the agent window is minimized");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_minimized(&stack, &target).await;
     for turn in 0..6 {
         let tab = tabs[turn % 2];
         stack
