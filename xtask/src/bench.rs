@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: builds the release pieces (the `browser-bridge` binary,
 //! the extension with the `extension` profile, the bench itself), then runs
-//! `browser-bridge-bench` (tests/src/bin/bench.rs) once against the real stack in
+//! `browser-bridge-bench` (tests/src/bin/bench/) once against the real stack in
 //! headless Chromium and prints its table. Not a test: the numbers are for
 //! reading, nothing asserts them.
 

@@ -30,6 +30,12 @@ use browser_bridge_tests::{profile, reading};
 use clap::Parser;
 use serde_json::{Value, json};
 
+mod table;
+mod timing;
+
+use table::{Row, Samples, render};
+use timing::{time, time_paced};
+
 #[derive(Parser)]
 #[command(
     name = "browser-bridge-bench",
@@ -79,64 +85,6 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Milliseconds of each sample.
-#[derive(Debug, Clone, Default)]
-struct Samples(Vec<f64>);
-
-impl Samples {
-    /// The `q` quantile (nearest rank), ms.
-    fn quantile(&self, q: f64) -> f64 {
-        if self.0.is_empty() {
-            return f64::NAN;
-        }
-        let mut v = self.0.clone();
-        v.sort_by(f64::total_cmp);
-        let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-        v[rank - 1]
-    }
-
-    fn p50(&self) -> f64 {
-        self.quantile(0.5)
-    }
-
-    fn p99(&self) -> f64 {
-        self.quantile(0.99)
-    }
-}
-
-/// One line of the table.
-struct Row {
-    figure: String,
-    ours: Option<Samples>,
-    reference: Option<(String, Samples)>,
-    note: String,
-}
-
-impl Row {
-    fn new(figure: &str, ours: Samples, reference: Option<(&str, Samples)>) -> Row {
-        Row {
-            figure: figure.to_owned(),
-            ours: Some(ours),
-            reference: reference.map(|(name, s)| (name.to_owned(), s)),
-            note: String::new(),
-        }
-    }
-
-    fn note(figure: &str, note: impl Into<String>) -> Row {
-        Row {
-            figure: figure.to_owned(),
-            ours: None,
-            reference: None,
-            note: note.into(),
-        }
-    }
-}
-
-/// Least warm-up before each timed series (a page just opened is not what a
-/// p99 should measure). The raw CDP references get the same; Playwright's and
-/// the corpus's extracts are timed without it.
-const WARM_UP: Duration = Duration::from_millis(500);
-
 /// How long the stack runs `evaluate`s, untimed, before the first series:
 /// Chromium's own start-up work in its first seconds gave `evaluate` a p99 of
 /// 11 ms (p50 2.7) measured at once, 2.6 ms (p50 1.8) after it.
@@ -153,72 +101,6 @@ async fn settle(stack: &Stack, tab: i64) -> Result<()> {
         .await?;
     }
     Ok(())
-}
-
-/// Times `n` runs of `f`, ms each, after a warm-up of at least two runs and
-/// [`WARM_UP`].
-async fn time<F, Fut>(n: usize, mut f: F) -> Result<Samples>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<()>>,
-{
-    measure(n, || {
-        let run = f();
-        async move {
-            let t = Instant::now();
-            run.await?;
-            Ok(t.elapsed())
-        }
-    })
-    .await
-}
-
-/// Most of the untimed pause before each sample of [`time_paced`] (ms).
-const PACE_MS: u64 = 50;
-
-/// [`time`] with an untimed pause before each run, spread evenly over
-/// 0–[`PACE_MS`] ms: an agent's next action comes after its own think time, at
-/// any phase of the page's frame clock, where a back-to-back loop locks onto it.
-async fn time_paced<F, Fut>(n: usize, mut f: F) -> Result<Samples>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<()>>,
-{
-    let mut i = 0u64;
-    measure(n, || {
-        // A stride coprime to 500 spreads the pauses evenly over 0–PACE_MS
-        // (tokio's timer rounds them to whole ms).
-        i += 1;
-        let pause = Duration::from_micros((i * 7_919) % (PACE_MS * 10) * 100);
-        let run = f();
-        async move {
-            tokio::time::sleep(pause).await;
-            let t = Instant::now();
-            run.await?;
-            Ok(t.elapsed())
-        }
-    })
-    .await
-}
-
-/// `n` durations that `f` reports, in ms, after a warm-up of at least two runs
-/// and [`WARM_UP`].
-async fn measure<F, Fut>(n: usize, mut f: F) -> Result<Samples>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<Duration>>,
-{
-    let warming = Instant::now();
-    let mut warm = 0;
-    while warm < 2 || warming.elapsed() < WARM_UP {
-        f().await?;
-        warm += 1;
-    }
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(f().await?.as_secs_f64() * 1000.0);
-    }
-    Ok(Samples(out))
 }
 
 async fn act(stack: &Stack, action: Value) -> Result<Value> {
@@ -628,52 +510,6 @@ fn playwright_times(root: &Path, urls: &[String], repeat: usize) -> Result<Vec<f
         );
     }
     serde_json::from_slice(&out.stdout).context("the Playwright script's output")
-}
-
-fn fmt_ms(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// The Markdown table of `rows`.
-fn render(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "| figure | ours p50 ms | ours p99 ms | reference | ref p50 ms | ref p99 ms | p50 ratio | p99/p50 |\n\
-         |---|---:|---:|---|---:|---:|---:|---:|\n",
-    );
-    for row in rows {
-        let Some(ours) = &row.ours else {
-            s.push_str(&format!(
-                "| {} | — | — | {} | | | | |\n",
-                row.figure, row.note
-            ));
-            continue;
-        };
-        let (name, rp50, rp99, ratio) = match &row.reference {
-            Some((name, r)) => (
-                name.clone(),
-                fmt_ms(r.p50()),
-                fmt_ms(r.p99()),
-                format!("{:.1}×", ours.p50() / r.p50()),
-            ),
-            None => ("—".into(), String::new(), String::new(), String::new()),
-        };
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.1} |\n",
-            row.figure,
-            fmt_ms(ours.p50()),
-            fmt_ms(ours.p99()),
-            name,
-            rp50,
-            rp99,
-            ratio,
-            ours.p99() / ours.p50()
-        ));
-    }
-    s
 }
 
 /// The wasm's raw and gzip size, and Chromium start → extension `ack`.
