@@ -99,17 +99,16 @@ pub struct Behind {
 /// minimized agent window, notes that window and the focused one, and when
 /// `tab` is that window's active tab, makes an `about:blank` tab of the window
 /// that is no session and no page's popup active (created inactive when there
-/// is none), so that
-/// two tabs pressed in turn never switch the window's active tab between
-/// them. A CDP `Input.dispatchMouseEvent` `mousePressed` in the active tab of
-/// a minimized window restores and activates that window, taking the person's
-/// focus, even when the page cancels the `mousedown`; in a background tab it
-/// does neither (measured, Chromium 156, X11). The tab stays in the background afterwards,
-/// so a later press in it costs no tab switch: focus emulation
-/// (sessions/attach.rs) keeps a background page visible, focused and drawing
-/// its frames (measured: `requestAnimationFrame` at 60 Hz), and [`put_back`]
-/// keeps drawing the frames a press sometimes stops. Best effort: when
-/// `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
+/// is none), so that two tabs pressed in turn never switch the window's active
+/// tab between them. A CDP `Input.dispatchMouseEvent` `mousePressed` in the
+/// active tab of a minimized window restores and activates that window, taking
+/// the person's focus, even when the page cancels the `mousedown`; in a
+/// background tab it does neither (measured, Chromium 156, X11). The tab stays
+/// in the background afterwards, so a later press in it costs no tab switch:
+/// focus emulation (sessions/attach.rs) keeps a background page visible,
+/// focused and drawing its frames (measured: `requestAnimationFrame` at 60 Hz),
+/// and [`put_back`] keeps drawing the frames a press sometimes stops. Best
+/// effort: when `chrome.tabs`/`chrome.windows` fail the tab is left as it is.
 pub async fn keep_behind(app: &App, tab: TabId) -> Option<Behind> {
     // The agent window the tab was last seen in: its reads list the tab too,
     // which saves `chrome.tabs.get` first while the tab stays there.
