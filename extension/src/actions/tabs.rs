@@ -60,18 +60,10 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
     .await
     .map_err(|e| BridgeError::internal(format!("windows.create for the agent window: {e}")))?;
     sessions.set_agent_window(client, window.id);
-    // Chrome answers before the window manager has minimized the window (X11):
-    // a press in it meanwhile would show it and take the person's focus, so the
-    // tab is handed out once the window is minimized (at most 1 s).
-    let until = js_sys::Date::now() + MINIMIZED_WAIT_MS;
-    while window.state != "minimized" && js_sys::Date::now() < until {
-        if chrome::windows_get(window.id)
-            .await
-            .is_ok_and(|w| w.state == "minimized")
-        {
-            break;
-        }
-        gloo_timers::future::TimeoutFuture::new(10).await;
+    // A press in the window before it is minimized would show it and take the
+    // person's focus, so the tab is handed out once it is.
+    if window.state != "minimized" {
+        until_minimized(window.id).await;
     }
     window
         .tabs
@@ -81,8 +73,25 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
         .ok_or_else(|| BridgeError::internal("the new agent window has no tab"))
 }
 
-/// Longest wait for a new agent window to be minimized (ms, [`new_agent_tab`]).
+/// Longest wait for an agent window to be minimized (ms, [`until_minimized`]).
 const MINIMIZED_WAIT_MS: f64 = 1000.0;
+
+/// Waits until `window` is minimized, at most [`MINIMIZED_WAIT_MS`]: Chrome
+/// answers `windows.create` and `windows.update` before the window manager has
+/// minimized the window (measured, Chromium 156, X11: `windows.get` and CDP's
+/// `Browser.getWindowForTarget` say `normal` for ~10 ms more).
+async fn until_minimized(window: i64) {
+    let until = js_sys::Date::now() + MINIMIZED_WAIT_MS;
+    while js_sys::Date::now() < until {
+        if chrome::windows_get(window)
+            .await
+            .is_ok_and(|w| w.state == "minimized")
+        {
+            break;
+        }
+        gloo_timers::future::TimeoutFuture::new(10).await;
+    }
+}
 
 /// An agent window that was minimized before a mouse press, the window focused
 /// then (not an agent window) and the pressed tab, in the window's background
@@ -318,6 +327,8 @@ pub async fn put_back(behind: Option<Behind>) {
     if let Some(focused) = focused {
         let _ = chrome::windows_update(focused, &json!({ "focused": true })).await;
     }
+    // The answer promises the window minimized again (§10).
+    until_minimized(window).await;
 }
 
 /// `open_tab`: a new tab in `client`'s agent window (or, with `focus`, in the
