@@ -188,6 +188,21 @@ impl Chromium {
         headed: bool,
         display: Option<&str>,
     ) -> Result<Chromium> {
+        Self::launch_full(extension_dir, headed, display, false).await
+    }
+
+    /// [`Chromium::launch_on`], with Chromium's DevTools WebSocket server on
+    /// an ephemeral loopback port as well when `devtools_port` (the bench's
+    /// second raw CDP reference; [`Chromium::devtools_port`]).
+    ///
+    /// # Errors
+    /// When Chromium is missing or does not start.
+    pub async fn launch_full(
+        extension_dir: &Path,
+        headed: bool,
+        display: Option<&str>,
+        devtools_port: bool,
+    ) -> Result<Chromium> {
         let binary = chromium_binary()?;
         let profile = TempDir::new("profile")?;
         write_download_prefs(profile.path())?;
@@ -206,6 +221,7 @@ impl Chromium {
                 // minimized agent window never answers (measured, Chromium 156).
                 "--remote-debugging-pipe",
             ])
+            .args(devtools_port.then_some("--remote-debugging-port=0"))
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--load-extension={ext}"))
             .arg(format!("--disable-extensions-except={ext}"))
@@ -426,6 +442,29 @@ impl Chromium {
         self.wait_for_extension(Duration::from_secs(20)).await?;
         let (target, _) = self.open_page(&pairing_url(token, backend_url)).await?;
         Ok(target)
+    }
+
+    /// The loopback port of Chromium's DevTools WebSocket server, read from
+    /// the profile's `DevToolsActivePort` (waits up to 5 s for Chromium to
+    /// write it). Only for a browser from [`Chromium::launch_full`] with
+    /// `devtools_port`.
+    ///
+    /// # Errors
+    /// When the file does not appear or holds no port.
+    pub async fn devtools_port(&self) -> Result<u16> {
+        let file = self.profile.path().join("DevToolsActivePort");
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&file)
+                && let Some(Ok(port)) = text.lines().next().map(str::parse)
+            {
+                return Ok(port);
+            }
+            if Instant::now() > until {
+                bail!("{} holds no port", file.display());
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
     }
 
     /// Opens `url` in a new tab the way a user would, attaches to it and waits (at

@@ -118,6 +118,8 @@ pub struct StackOptions {
     pub built: Option<Built>,
     /// More `serve` arguments (the console's `--provider …`).
     pub serve_args: Vec<String>,
+    /// Also open Chromium's DevTools port ([`Chromium::launch_full`]).
+    pub devtools_port: bool,
 }
 
 /// The running stack; everything stops on drop.
@@ -190,9 +192,13 @@ impl Stack {
             Some(dir) => FixtureServer::start_dir(dir.clone()).await?,
             None => FixtureServer::start().await?,
         };
-        let chromium =
-            Chromium::launch_on(extension.path(), options.headed, options.display.as_deref())
-                .await?;
+        let chromium = Chromium::launch_full(
+            extension.path(),
+            options.headed,
+            options.display.as_deref(),
+            options.devtools_port,
+        )
+        .await?;
         let pair_target = chromium.pair(&ws_url, &token).await?;
         let mut stack = Stack {
             chromium,

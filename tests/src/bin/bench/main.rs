@@ -6,7 +6,7 @@
 //!
 //! | figure | ours | reference |
 //! |---|---|---|
-//! | `evaluate` `return 1` | `POST /v1/act` | `Runtime.evaluate` over Chromium's own CDP pipe |
+//! | `evaluate` `return 1` | `POST /v1/act` | `Runtime.evaluate` over Chromium's own CDP pipe, and over its DevTools WebSocket port |
 //! | `list_tabs` | `POST /v1/act` | `Target.getTargets` over the pipe |
 //! | `click`, `type`, `press_key` | `POST /v1/act` on `bench/static.html` | the bare `Input.dispatch*Event` / `Input.insertText` calls over the pipe |
 //! | `click` after a pause | the same, each after an untimed 0–50 ms pause | the bare calls after the same pauses |
@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use browser_bridge_tests::corpus::cdp::Cdp;
 use browser_bridge_tests::fixtures::StaticServer;
 use browser_bridge_tests::harness::{Built, Stack, StackOptions, workspace_root};
 use browser_bridge_tests::{profile, reading};
@@ -122,6 +123,7 @@ async fn run(cli: Cli) -> Result<()> {
     };
     let stack = Stack::start_with(StackOptions {
         built: Some(built),
+        devtools_port: true,
         ..StackOptions::default()
     })
     .await?;
@@ -273,10 +275,31 @@ async fn action_rows(stack: &Stack, cli: &Cli, tab: i64, rows: &mut Vec<Row>) ->
             .map(|_| ())
     })
     .await?;
+    // The same call over Chromium's DevTools WebSocket port, the other raw
+    // reference the issue names: a WebSocket client, as an agent's CDP tool is.
+    let port = stack.chromium.devtools_port().await?;
+    let page_ws = format!("ws://127.0.0.1:{port}/devtools/page/{raw_target}");
+    let over_port = tokio::sync::Mutex::new(Cdp::connect(&page_ws).await?);
+    let reference_port = time(n, || async {
+        let expression = json!({"expression": "1", "returnByValue": true});
+        let mut cdp = over_port.lock().await;
+        cdp.call(None, "Runtime.evaluate", expression)
+            .await
+            .map(|_| ())
+    })
+    .await?;
     rows.push(Row::new(
         "evaluate `return 1`",
-        ours,
+        ours.clone(),
         Some(("CDP Runtime.evaluate", reference)),
+    ));
+    rows.push(Row::new(
+        "evaluate `return 1` (against the port)",
+        ours,
+        Some((
+            "CDP Runtime.evaluate over the WebSocket port",
+            reference_port,
+        )),
     ));
 
     // The HTTP share of the figures: a round trip that never leaves the backend.
