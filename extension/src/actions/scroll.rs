@@ -1,7 +1,8 @@
 //! `scroll` (PROTOCOL.md §5): the document, else the largest visible container
 //! that can move that way (an app shell), or a target container; the offsets are
-//! read once the page has reacted (two rendering frames; at most 2 s, 250 ms in
-//! a hidden page).
+//! read once the page has reacted (two rendering frames, then observer passes
+//! until the page's `IntersectionObserver` callbacks bring no new content; at
+//! most 2 s, 250 ms in a hidden page).
 
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{Scroll, ScrollDirection};
@@ -15,11 +16,18 @@ use crate::cdp;
 
 /// Scrolls `this` (an element, or the document's scrolling element; with
 /// `this` null: the document, else the largest visible container that can move
-/// that way), waits two rendering frames (at most 2 s, which a loaded machine
-/// may need; 250 ms in a hidden page, which draws none) so the page's scroll
-/// handlers and `IntersectionObserver` callbacks —
-/// lazy lists, infinite feeds — have run, and reports `{scrolled, x, y, dx, dy}`
-/// as they stand then.
+/// that way), waits until the page has reacted, and reports `{scrolled, x, y,
+/// dx, dy}` as they stand then. Reacted: two rendering frames (scroll
+/// handlers), then `IntersectionObserver` passes of its own until one brings
+/// no new content (at most 5; all at most 2 s, which a loaded machine may
+/// need; 250 ms in a hidden page, which draws none). A document's observer
+/// callbacks of one update are delivered in one task (W3C Intersection
+/// Observer, "notify intersection observers"), so the task after its own
+/// callback comes after the page's. The pass after a list grew lets the
+/// list's observer see its sentinel leave: without it the next scroll brought
+/// the sentinel back before the observer had seen it go, no callback came,
+/// and an infinite list stalled at an agent's pace (3 runs in 8 on a loaded
+/// machine).
 const SCROLL: &str = r#"async function (direction, amount) {
   'use strict';
   const root = document.scrollingElement || document.documentElement;
@@ -46,12 +54,26 @@ const SCROLL: &str = r#"async function (direction, amount) {
     const [x, y] = offsets(el);
     return { el, x0, y0, moved: x !== x0 || y !== y0 };
   };
-  const frames = () => new Promise((resolve) => {
-    setTimeout(resolve, document.visibilityState === 'hidden' ? 250 : 2000);
-    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  });
+  const frames = async (el) => {
+    const target = isPage(el) ? document.documentElement : el;
+    const pass = () => new Promise((done) => {
+      const seen = new IntersectionObserver(() => { seen.disconnect(); setTimeout(done, 0); });
+      seen.observe(target);
+    });
+    let grew = false;
+    const content = new MutationObserver(() => { grew = true; });
+    content.observe(document, { childList: true, subtree: true, characterData: true });
+    const settled = (async () => {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await pass();
+      for (let i = 0; grew && i < 4; i++) { grew = false; await pass(); }
+    })();
+    const cap = new Promise((r) => setTimeout(r, document.visibilityState === 'hidden' ? 250 : 2000));
+    await Promise.race([settled, cap]);
+    content.disconnect();
+  };
   const report = async (m) => {
-    await frames();
+    await frames(m.el);
     const [x, y] = offsets(m.el);
     return { scrolled: describe(m.el), x, y, dx: x - m.x0, dy: y - m.y0 };
   };

@@ -130,3 +130,23 @@ async fn a_feed_that_grows_on_scroll_is_read_to_its_end() {
         .unwrap();
     assert_eq!(loaded, json!(40));
 }
+
+/// An infinite list on a page whose main thread works ~10 ms in every frame
+/// (an animation): each scroll answers once the list's observer has loaded
+/// more and seen its sentinel leave, so scrolling until nothing moves reaches
+/// the list's real end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_page_grows_its_list_before_the_scroll_answers() {
+    let stack = Stack::start().await.expect("stack");
+    let tab = stack
+        .open("scroll/busy-feed.html", None)
+        .await
+        .expect("open");
+    let mut scrolls = 0;
+    while scroll(&stack, tab, "down").await["deltaY"] != json!(0.0) {
+        scrolls += 1;
+        assert!(scrolls < 60, "the feed ends");
+    }
+    let loaded = stack.eval(tab, "return window.__loaded()").await.unwrap();
+    assert_eq!(loaded, json!(100), "after {scrolls} scrolls");
+}
