@@ -1,8 +1,8 @@
 //! `scroll` (PROTOCOL.md §5): the document, else the largest visible container
 //! that can move that way (an app shell), or a target container; the offsets are
 //! read once the page has reacted (two rendering frames, then observer passes
-//! until the page's `IntersectionObserver` callbacks bring no new content; at
-//! most 2 s, 250 ms in a hidden page).
+//! until the page's `IntersectionObserver` callbacks add no element; at most
+//! 2 s, 250 ms in a hidden page).
 
 use browser_bridge_cdp::runtime::Evaluate;
 use browser_bridge_protocol::action::{Scroll, ScrollDirection};
@@ -18,16 +18,17 @@ use crate::cdp;
 /// `this` null: the document, else the largest visible container that can move
 /// that way), waits until the page has reacted, and reports `{scrolled, x, y,
 /// dx, dy}` as they stand then. Reacted: two rendering frames (scroll
-/// handlers), then `IntersectionObserver` passes of its own until one brings
-/// no new content (at most 5; all at most 2 s, which a loaded machine may
-/// need; 250 ms in a hidden page, which draws none). A document's observer
-/// callbacks of one update are delivered in one task (W3C Intersection
-/// Observer, "notify intersection observers"), so the task after its own
-/// callback comes after the page's. The pass after a list grew lets the
-/// list's observer see its sentinel leave: without it the next scroll brought
-/// the sentinel back before the observer had seen it go, no callback came,
-/// and an infinite list stalled at an agent's pace (3 runs in 8 on a loaded
-/// machine).
+/// handlers), then `IntersectionObserver` passes of its own until one adds no
+/// element (at most 5: a page that adds elements every frame costs ~4 frames
+/// more, never a hang; text changes such as a ticking clock do not count), all
+/// within 2 s (which a loaded machine may need; 250 ms in a hidden page, which
+/// draws none). A document's observer callbacks of one update are delivered
+/// in one task (W3C Intersection Observer, "notify intersection observers"),
+/// so the task after its own callback comes after the page's. The pass after
+/// a list grew lets the list's observer see its sentinel leave: without it the
+/// next scroll brought the sentinel back before the observer had seen it go,
+/// no callback came, and an infinite list stalled at an agent's pace (3 runs
+/// in 8 on a loaded machine).
 const SCROLL: &str = r#"async function (direction, amount) {
   'use strict';
   const root = document.scrollingElement || document.documentElement;
@@ -61,8 +62,10 @@ const SCROLL: &str = r#"async function (direction, amount) {
       seen.observe(target);
     });
     let grew = false;
-    const content = new MutationObserver(() => { grew = true; });
-    content.observe(document, { childList: true, subtree: true, characterData: true });
+    const content = new MutationObserver((records) => {
+      if (records.some((r) => [...r.addedNodes].some((n) => n.nodeType === 1))) grew = true;
+    });
+    content.observe(document, { childList: true, subtree: true });
     const settled = (async () => {
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       await pass();
