@@ -76,18 +76,17 @@ pub async fn new_agent_tab(app: &App, client: Option<&str>) -> Result<TabId, Bri
 /// Longest wait for an agent window to be minimized (ms, [`until_minimized`]).
 const MINIMIZED_WAIT_MS: f64 = 1000.0;
 
-/// Waits until `window` is minimized, at most [`MINIMIZED_WAIT_MS`]: Chrome
-/// answers `windows.create` and `windows.update` before the window manager has
-/// minimized the window (measured, Chromium 156, X11: `windows.get` and CDP's
-/// `Browser.getWindowForTarget` say `normal` for ~10 ms more).
+/// Waits until `window` is minimized or gone, at most [`MINIMIZED_WAIT_MS`]:
+/// Chrome answers `windows.create` and `windows.update` before the window
+/// manager has minimized the window (measured, Chromium 156, X11:
+/// `windows.get` and CDP's `Browser.getWindowForTarget` say `normal` for
+/// ~10 ms more).
 async fn until_minimized(window: i64) {
     let until = js_sys::Date::now() + MINIMIZED_WAIT_MS;
     while js_sys::Date::now() < until {
-        if chrome::windows_get(window)
-            .await
-            .is_ok_and(|w| w.state == "minimized")
-        {
-            break;
+        match chrome::windows_get(window).await {
+            Ok(w) if w.state != "minimized" => {}
+            _ => break,
         }
         gloo_timers::future::TimeoutFuture::new(10).await;
     }
