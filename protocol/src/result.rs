@@ -193,8 +193,9 @@ pub struct TabInfo {
     pub agent_window: bool,
     /// Under the extension's control (debugger attached).
     pub session: bool,
-    /// The backend's client whose current tab this is or was: the one that
-    /// opened it or last acted on it (PROTOCOL.md §5 "Clients"). Set by the
+    /// The backend's client whose tab this is: the one that opened it or last
+    /// acted on it, or whose action made a page open it (PROTOCOL.md §5
+    /// "Clients"). Set by the
     /// backend, never by the extension; absent for the person's own tabs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
@@ -582,6 +583,31 @@ impl ActionResult {
             ActionResult::Extract(r) => Some(&mut r.changes),
             ActionResult::FillForm(r) => Some(&mut r.changes),
             _ => None,
+        }
+    }
+
+    /// The tabs a page opened during this action (`openedTabs`, §5): of a
+    /// `click`, a `press_key`, a `fill_form`'s submit click and a `batch`'s
+    /// entries, in order; empty for the other results.
+    pub fn opened_tabs(&self) -> Vec<TabId> {
+        let effects = |e: &SideEffects| -> Vec<TabId> {
+            e.opened_tabs.iter().flatten().map(|t| t.tab_id).collect()
+        };
+        match self {
+            ActionResult::Click(r) => effects(&r.effects),
+            ActionResult::PressKey(r) => effects(&r.effects),
+            ActionResult::FillForm(r) => r
+                .submit
+                .as_ref()
+                .map(|c| effects(&c.effects))
+                .unwrap_or_default(),
+            ActionResult::Batch(r) => r
+                .results
+                .iter()
+                .filter_map(|entry| entry.result.as_ref())
+                .flat_map(ActionResult::opened_tabs)
+                .collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -7,7 +7,8 @@
 //! has a stack of tabs, the last its **current tab**: an action without `tabId`
 //! goes there. A tab becomes current when the client opens it (`open_tab`, a
 //! `navigate` that made a tab), names it with `tabId`, or acts on it by the
-//! extension's own resolution; tabs that a page opened (`openedTabs`) never do.
+//! extension's own resolution; tabs that a page opened (`openedTabs`) never do,
+//! but they are the client's: no other client with no current tab lands on them.
 //! A closed tab leaves every stack, so the client's previous tab is current again.
 //! A client with no current tab never lands on a tab another client owns: its
 //! `navigate` opens a tab of its own instead ([`Route`]).
@@ -120,7 +121,8 @@ struct Client {
     used: u64,
 }
 
-/// Every client's tab stack, and for each tab the client that last made it current.
+/// Every client's tab stack, and for each tab the client that last made it
+/// current, or whose action made a page open it.
 #[derive(Debug, Default)]
 pub struct Clients {
     clients: HashMap<Arc<str>, Client>,
@@ -134,7 +136,8 @@ impl Clients {
         Self::default()
     }
 
-    /// The client that last made `tab` current, if any.
+    /// The client that last made `tab` current, or whose action made a page
+    /// open it, if any.
     pub fn owner(&self, tab: TabId) -> Option<&str> {
         self.owners.get(&tab).map(|c| &**c)
     }
@@ -244,6 +247,11 @@ impl Clients {
                 }
             }
             Ok(result) => {
+                // A tab the client's action made the page open is the client's
+                // (no other client's default), though never its current tab.
+                for tab in result.opened_tabs() {
+                    self.owners.entry(tab).or_insert_with(|| client.clone());
+                }
                 if let Some(tab) = result.tab_id() {
                     self.make_current(client, tab);
                 }

@@ -296,12 +296,13 @@ async fn http_callers_with_and_without_a_client_header() {
         .as_i64()
         .expect("openedTabs");
     assert_eq!(whose_page(&stack, "robot").await, (named, "robot".into()));
-    assert!(
+    // It is the client's all the same (no other client's default tab).
+    assert_eq!(
         client_of(
             &stack.act(json!({"action": "list_tabs"})).await.unwrap(),
             opened
-        )
-        .is_null()
+        ),
+        "robot"
     );
 
     // A bad client name is refused before anything is sent.
@@ -492,6 +493,62 @@ async fn a_new_client_never_lands_on_another_clients_tab() {
         .expect("click with tabId");
     assert_eq!(clicked["tabId"], alice);
     assert_eq!(count(&stack, alice).await, 1);
+}
+
+/// A tab another client's page opened is that client's: a new client's
+/// action without `tabId` is not sent there, and its `navigate` opens a tab of
+/// its own (the popup is otherwise the one agent-window session nobody acted on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_another_clients_page_opened_is_not_a_new_clients() {
+    let stack = Stack::start().await.expect("stack");
+    let alice = stack
+        .act_as(
+            "alice",
+            json!({"action": "open_tab", "url": counter(&stack, "alice")}),
+        )
+        .await
+        .expect("alice opens");
+    let alice = alice["tabId"].as_i64().unwrap();
+    let clicked = stack
+        .act_as("alice", json!({"action": "click", "selector": "#popup"}))
+        .await
+        .expect("alice's click that opens a tab");
+    let popup = clicked["openedTabs"][0]["tabId"]
+        .as_i64()
+        .expect("openedTabs");
+    assert_eq!(
+        whose_page(&stack, "alice").await,
+        (alice, "alice".into()),
+        "alice's current tab is still its own"
+    );
+
+    let refused = stack
+        .act_as("carol", json!({"action": "click", "selector": "#add"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, "session_not_found", "{refused}");
+    assert!(!refused.message.contains(&popup.to_string()), "{refused}");
+    // Before `count` below names it (which makes it the checker's).
+    let list = stack
+        .act_as("lister", json!({"action": "list_tabs"}))
+        .await
+        .expect("list_tabs");
+    assert_eq!(client_of(&list, popup), "alice");
+    let carol = stack
+        .act_as(
+            "carol",
+            json!({"action": "navigate", "url": counter(&stack, "carol")}),
+        )
+        .await
+        .expect("carol's navigate without tabId");
+    let carol = carol["tabId"].as_i64().unwrap();
+    assert!(carol != alice && carol != popup, "{carol}");
+    assert_eq!(
+        (count(&stack, alice).await, count(&stack, popup).await),
+        (0, 0)
+    );
+    let (_, shown) = whose_page(&stack, "carol").await;
+    assert_eq!(shown, "carol");
 }
 
 /// A client that closes the only tab of its agent window and at once acts

@@ -273,6 +273,107 @@ fn a_tab_the_page_opened_is_not_switched_to() {
     assert_eq!(clients.current("a"), Some(TabId(7)));
 }
 
+/// The tabs a client's actions made its page open (a click's, a key's, a
+/// `fill_form` submit's, a `batch` entry's `openedTabs`) are that client's: a
+/// client with no tab of its own is not handed one of them, and `list_tabs`
+/// marks them; the opener stays current.
+#[test]
+fn a_tab_a_clients_page_opened_is_that_clients_not_a_new_clients() {
+    let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
+    let mut clients = Clients::new();
+    round(
+        &mut clients,
+        &a,
+        json!({"action": "open_tab", "url": "https://a.test/"}),
+        opened(7),
+    );
+    let result = |v: serde_json::Value| -> Result<ActionResult, BridgeError> {
+        Ok(serde_json::from_value(v).expect("a result"))
+    };
+    let popup = |tab: i64| json!([{"tabId": tab, "url": "https://a.test/popup"}]);
+    let answers = [
+        (
+            json!({"action": "click", "uid": "e1"}),
+            json!({"action": "click", "tabId": 7, "url": "https://a.test/",
+                   "navigated": false, "openedTabs": popup(9)}),
+        ),
+        (
+            json!({"action": "press_key", "key": "Enter"}),
+            json!({"action": "press_key", "tabId": 7, "openedTabs": popup(10)}),
+        ),
+        (
+            json!({"action": "fill_form", "fields": [{"uid": "e2", "value": "x"}],
+                   "submit": {"uid": "e3"}}),
+            json!({"action": "fill_form", "tabId": 7, "fields": [{"index": 0, "value": "x"}],
+                   "submit": {"tabId": 7, "url": "https://a.test/", "navigated": false,
+                              "openedTabs": popup(11)}}),
+        ),
+        (
+            json!({"action": "batch", "actions": [{"action": "click", "uid": "e1"}]}),
+            json!({"action": "batch", "tabId": 7, "results": [{"index": 0, "result":
+                   {"action": "click", "tabId": 7, "url": "https://a.test/",
+                    "navigated": false, "openedTabs": popup(12)}}]}),
+        ),
+    ];
+    for (action, answer) in answers {
+        round(&mut clients, &a, action, result(answer));
+    }
+    assert_eq!(clients.current("a"), Some(TabId(7)));
+    for tab in 9..=12 {
+        assert_eq!(clients.owner(TabId(tab)), Some("a"), "tab {tab}");
+    }
+    let Ok(ActionResult::ListTabs(list)) = ask(
+        &mut clients,
+        &b,
+        json!({"action": "list_tabs"}),
+        listed(&[7, 9]),
+    ) else {
+        panic!("list_tabs")
+    };
+    let marks: Vec<_> = list.tabs.iter().map(|t| t.client.as_deref()).collect();
+    assert_eq!(marks, [Some("a"), Some("a")]);
+
+    // Only the popups and the opener are sessions: b is refused, not handed one.
+    let sessions = || {
+        (7..=12)
+            .filter(|t| *t != 8)
+            .map(|t| (TabId(t), true))
+            .collect()
+    };
+    let mut click = act(json!({"action": "click", "uid": "e1"}));
+    let Route::Refuse(refused) = clients.target(&b, &mut click, sessions) else {
+        panic!("b was handed a tab of a's")
+    };
+    assert_eq!(refused.code, ErrorCode::SessionNotFound);
+    assert!(
+        refused.message.contains("navigate or open_tab first"),
+        "{refused}"
+    );
+    let mut navigate = act(json!({"action": "navigate", "url": "https://b.test/"}));
+    assert_eq!(
+        clients.target(&b, &mut navigate, || vec![(TabId(9), true)]),
+        Route::OpenTabFirst
+    );
+
+    // A tab that was already another client's stays that client's.
+    round(
+        &mut clients,
+        &b,
+        json!({"action": "extract", "tabId": 9}),
+        Err(BridgeError::internal("x")),
+    );
+    assert_eq!(clients.owner(TabId(9)), Some("b"));
+    let again = json!({"action": "click", "tabId": 7, "url": "https://a.test/",
+                       "navigated": false, "openedTabs": popup(9)});
+    round(
+        &mut clients,
+        &a,
+        json!({"action": "click", "uid": "e1"}),
+        result(again),
+    );
+    assert_eq!(clients.owner(TabId(9)), Some("b"));
+}
+
 #[test]
 fn a_closed_current_tab_gives_way_to_the_previous_one() {
     let (a, b): (Arc<str>, Arc<str>) = ("a".into(), "b".into());
