@@ -95,6 +95,18 @@ async fn whose_page(stack: &Stack, client: &str) -> (i64, String) {
     )
 }
 
+/// `client` opens its counter page (`who` = its name): the new tab's id.
+async fn open_counter(stack: &Stack, client: &str) -> i64 {
+    let opened = stack
+        .act_as(
+            client,
+            json!({"action": "open_tab", "url": counter(stack, client)}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{client} opens: {e}"));
+    opened["tabId"].as_i64().unwrap()
+}
+
 fn client_of(list: &Value, tab: i64) -> Value {
     list["tabs"]
         .as_array()
@@ -420,14 +432,7 @@ async fn close_tab_during_a_wait_answers_the_wait_with_who_closed_the_tab() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_client_never_lands_on_another_clients_tab() {
     let stack = Stack::start().await.expect("stack");
-    let alice = stack
-        .act_as(
-            "alice",
-            json!({"action": "open_tab", "url": counter(&stack, "alice")}),
-        )
-        .await
-        .expect("alice opens");
-    let alice = alice["tabId"].as_i64().unwrap();
+    let alice = open_counter(&stack, "alice").await;
 
     // One session, alice's: bob's first navigate opens bob's own tab.
     let bob = stack
@@ -501,14 +506,7 @@ async fn a_new_client_never_lands_on_another_clients_tab() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tab_another_clients_page_opened_is_not_a_new_clients() {
     let stack = Stack::start().await.expect("stack");
-    let alice = stack
-        .act_as(
-            "alice",
-            json!({"action": "open_tab", "url": counter(&stack, "alice")}),
-        )
-        .await
-        .expect("alice opens");
-    let alice = alice["tabId"].as_i64().unwrap();
+    let alice = open_counter(&stack, "alice").await;
     let clicked = stack
         .act_as("alice", json!({"action": "click", "selector": "#popup"}))
         .await
