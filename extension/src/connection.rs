@@ -17,7 +17,7 @@ use web_sys::{CloseEvent, MessageEvent, WebSocket};
 
 use crate::chrome;
 use crate::core::connection::{Clock, Conn, Effect, Input, Status, step};
-use crate::core::settings::{ConnectionSettings, keys};
+use crate::core::settings::{BROWSER_RUN_ID_KEY, ConnectionSettings, keys};
 use crate::outbox::Outbox;
 
 /// A socket and the callbacks it holds.
@@ -199,6 +199,7 @@ async fn load_settings(generation: u32) -> Input {
                 settings: Err(e.to_string()),
                 nonce,
                 client_id: String::new(),
+                browser_run_id: None,
             };
         }
     };
@@ -215,5 +216,23 @@ async fn load_settings(generation: u32) -> Input {
         settings: Ok(settings),
         nonce,
         client_id,
+        browser_run_id: browser_run_id().await,
     }
+}
+
+/// `hello.browserRunId` (§2): made once per browser process and kept in
+/// `chrome.storage.session`, which outlives worker restarts and not the browser.
+/// `None` when that storage fails (the backend then keeps its tabs as before).
+async fn browser_run_id() -> Option<String> {
+    let stored = chrome::session_storage_get(&[BROWSER_RUN_ID_KEY])
+        .await
+        .ok()?;
+    if let Some(run) = stored.get(BROWSER_RUN_ID_KEY).and_then(|v| v.as_str()) {
+        return Some(run.to_owned());
+    }
+    let run = chrome::random_uuid();
+    chrome::session_storage_set(&json!({ BROWSER_RUN_ID_KEY: run }))
+        .await
+        .ok()?;
+    Some(run)
 }

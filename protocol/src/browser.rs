@@ -53,6 +53,23 @@ pub fn check_browser_name(field: &str, name: &str) -> Result<(), BridgeError> {
     Ok(())
 }
 
+/// The rule of [`check_browser_run_id`] as a JSON Schema pattern.
+pub const BROWSER_RUN_ID_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+
+/// A `hello.browserRunId` (§2): 1 to 64 of `A–Z a–z 0–9 - _` (a UUID fits).
+///
+/// # Errors
+/// `invalid_request` naming the field and the rule.
+pub fn check_browser_run_id(run: &str) -> Result<(), BridgeError> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if run.is_empty() || run.len() > 64 || !run.chars().all(allowed) {
+        return Err(BridgeError::invalid_request(
+            "browserRunId must be 1 to 64 characters of A-Z a-z 0-9 - _",
+        ));
+    }
+    Ok(())
+}
+
 /// Takes the `browser` field off a call's arguments: `None` when absent or
 /// `null`.
 ///
@@ -117,6 +134,29 @@ mod tests {
         for name in ["Work", " W ", "  ", "a\tb", "a\u{9f}", "é"] {
             let ok = check_browser_name("browserName", name).is_ok();
             assert_eq!(pattern(name), ok, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn browser_run_ids_are_checked_as_the_schema_says() {
+        let schema = json!({ "type": "string", "pattern": BROWSER_RUN_ID_PATTERN });
+        let validator = jsonschema::validator_for(&schema).expect("the pattern compiles");
+        let long = "a".repeat(65);
+        for (run, ok) in [
+            ("6f1c2b0e-5d4a-4e3b-8a1f-2c9d7e6b5a40", true),
+            ("a_b", true),
+            ("", false),
+            (long.as_str(), false),
+            ("a b", false),
+            ("é", false),
+        ] {
+            let checked = check_browser_run_id(run);
+            assert_eq!(checked.is_ok(), ok, "{run:?}");
+            assert_eq!(validator.is_valid(&json!(run)), ok, "{run:?}");
+            if let Err(error) = checked {
+                assert_eq!(error.code, ErrorCode::InvalidRequest);
+                assert!(error.message.starts_with("browserRunId"));
+            }
         }
     }
 }

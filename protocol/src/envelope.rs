@@ -75,6 +75,13 @@ pub struct Hello {
     /// The browser's full version (`131.0.6778.85`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser_version: Option<String>,
+    /// Names this run of the browser (§2): drawn once per browser process and
+    /// kept in `chrome.storage.session`, so a worker restart sends the same one
+    /// and a browser restart, whose tabIds start over, a new one. 1 to 64 of
+    /// `A–Z a–z 0–9 - _` ([`crate::browser::check_browser_run_id`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::browser::BROWSER_RUN_ID_PATTERN))]
+    pub browser_run_id: Option<String>,
 }
 
 /// `challenge` (§2): the backend's nonce and `P_B`, its proof that it knows the
@@ -320,6 +327,9 @@ fn check_handshake_fields(message: &Message) -> Result<(), BridgeError> {
         Message::Hello(hello) => {
             if let Some(name) = &hello.browser_name {
                 crate::browser::check_browser_name("browserName", name)?;
+            }
+            if let Some(run) = &hello.browser_run_id {
+                crate::browser::check_browser_run_id(run)?;
             }
             crate::auth::check_nonce("nonce", &hello.nonce)
         }

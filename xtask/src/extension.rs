@@ -65,7 +65,7 @@ pub(crate) fn wasm_size(wasm: &Path) -> Result<WasmSize> {
 /// `wasm-opt`: set just above what the release build weighs, so that growth is a
 /// decision (raise it in the commit that needs it) rather than a drift. Issue 15's
 /// goal is 150 KB.
-pub(crate) const GZIP_BUDGET: u64 = 441_000;
+pub(crate) const GZIP_BUDGET: u64 = 441_500;
 
 /// Fails when an optimized module's gzip size is over [`GZIP_BUDGET`].
 ///

@@ -158,6 +158,9 @@ pub enum Input {
         nonce: String,
         /// `clientId` to send in `hello`.
         client_id: String,
+        /// `browserRunId` to send in `hello` (§2), when the session storage
+        /// could be read.
+        browser_run_id: Option<String>,
     },
     /// `new WebSocket(url)` threw (an unusable URL).
     SocketFailed {
@@ -339,8 +342,10 @@ pub fn step(mut conn: Conn, input: Input, clock: Clock) -> (Conn, Vec<Effect>) {
             settings,
             nonce,
             client_id,
+            browser_run_id,
         } if generation == conn.generation && conn.phase == Phase::Connecting => {
-            on_settings(&mut conn, settings, nonce, client_id, clock, &mut fx);
+            let ids = (client_id, browser_run_id);
+            on_settings(&mut conn, settings, nonce, ids, clock, &mut fx);
         }
         Input::SocketFailed { generation, error } if generation == conn.generation => {
             let message = format!("invalid backend URL {:?}: {error}", conn.backend_url);
@@ -466,7 +471,7 @@ fn on_settings(
     conn: &mut Conn,
     settings: Result<ConnectionSettings, String>,
     nonce: String,
-    client_id: String,
+    (client_id, browser_run_id): (String, Option<String>),
     clock: Clock,
     fx: &mut Vec<Effect>,
 ) {
@@ -499,6 +504,7 @@ fn on_settings(
         user_agent: conn.user_agent.clone(),
         browser_name: settings.browser_name.or_else(|| conn.default_name.clone()),
         browser_version: conn.browser_version.clone(),
+        browser_run_id,
     })
     .encode();
     conn.pending = Some(Pending {

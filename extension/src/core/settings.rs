@@ -30,6 +30,10 @@ pub mod keys {
 /// `sessions::persist::Record`s).
 pub const SESSIONS_KEY: &str = "sessions";
 
+/// `chrome.storage.session` key of `hello.browserRunId` (PROTOCOL.md §2): a
+/// UUID made by the first worker of a browser process.
+pub const BROWSER_RUN_ID_KEY: &str = "browserRunId";
+
 /// Where the extension connects when `backendUrl` is not set.
 pub const DEFAULT_BACKEND_URL: &str = "ws://127.0.0.1:9333/extension";
 

@@ -67,6 +67,7 @@ fn opened() -> Conn {
             settings: Ok(settings(Some(TOKEN))),
             nonce: nonce(1),
             client_id: "client-1".into(),
+            browser_run_id: Some("run-1".into()),
         },
     );
     assert_eq!(
@@ -117,6 +118,7 @@ fn hello_named(name: Option<&str>) -> Hello {
             }),
             nonce: nonce(1),
             client_id: "client-1".into(),
+            browser_run_id: Some("run-1".into()),
         },
     );
     let (_, fx) = run(conn, Input::Opened { generation: 1 });
@@ -131,6 +133,7 @@ fn hello_names_the_browser_as_set_else_by_its_brand() {
     let hello = hello_named(Some("Work"));
     assert_eq!(hello.browser_name.as_deref(), Some("Work"));
     assert_eq!(hello.browser_version.as_deref(), Some("131.0.6778.85"));
+    assert_eq!(hello.browser_run_id.as_deref(), Some("run-1"));
     let hello = hello_named(None);
     assert_eq!(hello.browser_name.as_deref(), Some("Chromium 131"));
 }
@@ -312,6 +315,7 @@ fn a_stored_fatal_error_or_no_token_stops_before_the_socket() {
             }),
             nonce: nonce(1),
             client_id: "c".into(),
+            browser_run_id: Some("r".into()),
         },
     );
     assert_eq!((conn.phase, fx), (Phase::Fatal, Vec::new()));
@@ -323,6 +327,7 @@ fn a_stored_fatal_error_or_no_token_stops_before_the_socket() {
             settings: Ok(settings(None)),
             nonce: nonce(1),
             client_id: "c".into(),
+            browser_run_id: Some("r".into()),
         },
     );
     assert_eq!((conn.phase, fx), (Phase::Unpaired, Vec::new()));
@@ -342,6 +347,7 @@ fn a_storage_error_retries_and_a_bad_url_is_fatal() {
             settings: Err("quota".into()),
             nonce: nonce(1),
             client_id: "c".into(),
+            browser_run_id: Some("r".into()),
         },
     );
     assert_eq!(conn.phase, Phase::Disconnected);
@@ -356,6 +362,7 @@ fn a_storage_error_retries_and_a_bad_url_is_fatal() {
             settings: Ok(settings(Some(TOKEN))),
             nonce: nonce(1),
             client_id: "c".into(),
+            browser_run_id: Some("r".into()),
         },
     );
     let (conn, fx) = run(
@@ -398,6 +405,7 @@ fn closes_back_off_and_an_ack_resets_the_backoff() {
                 settings: Ok(settings(Some(TOKEN))),
                 nonce: nonce(1),
                 client_id: "c".into(),
+                browser_run_id: Some("r".into()),
             },
         );
         conn = next;
@@ -483,6 +491,7 @@ fn events_queue_while_disconnected_and_flush_after_ack() {
             settings: Ok(settings(Some(TOKEN))),
             nonce: nonce(1),
             client_id: "c".into(),
+            browser_run_id: Some("r".into()),
         },
     );
     let (conn, _) = run(conn, text(challenge(TOKEN)));
