@@ -94,6 +94,10 @@ pub struct ExtensionInfo {
     /// The browser's version (`hello.browserVersion`), when sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser_version: Option<String>,
+    /// The browser's run (`hello.browserRunId`, §2), when sent: another one than
+    /// last time means the browser restarted and its tabIds start over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_run_id: Option<String>,
     /// The extension's own version.
     pub extension_version: String,
     /// The protocol version it speaks.
@@ -584,6 +588,15 @@ impl Owner {
             .collect();
         let wanted = Some(attachment.info.name.as_str()).filter(|n| !n.is_empty());
         attachment.info.name = browsers::unique_name(wanted, &client_id, &taken);
+        let live: Vec<&str> = self
+            .connections
+            .iter()
+            .map(|c| c.info.client_id.as_str())
+            .collect();
+        let run = attachment.info.browser_run_id.as_deref();
+        if self.registries.started(&client_id, run, &live) {
+            tracing::info!(client_id = %client_id, "the browser restarted: its clients' tabs are forgotten");
+        }
         for old in replaced {
             tracing::info!(client_id = %client_id, conn = old.conn, "connection replaced by a newer one");
             let _ = old.outbound.send(Outbound::Close(

@@ -26,6 +26,8 @@ struct Registry {
     /// Tabs this browser answered about: its last `list_tabs`, and each tab a
     /// result named since.
     listed: HashSet<TabId>,
+    /// The `hello.browserRunId` of its last connection, when it sent one.
+    run: Option<String>,
 }
 
 /// Every browser's [`Clients`] and known tabs, by `clientId`.
@@ -38,14 +40,34 @@ impl Registries {
     /// The clients registry of `browser`, made when missing; `live` are the
     /// `clientId`s connected now (kept when others are forgotten).
     pub fn of(&mut self, browser: &str, live: &[&str]) -> &mut Clients {
+        &mut self.registry(browser, live).clients
+    }
+
+    fn registry(&mut self, browser: &str, live: &[&str]) -> &mut Registry {
         if !self.by_browser.contains_key(browser) && self.by_browser.len() >= MAX_REGISTRIES {
             self.by_browser.retain(|b, _| live.contains(&b.as_str()));
         }
-        &mut self
-            .by_browser
-            .entry(browser.to_owned())
-            .or_default()
-            .clients
+        self.by_browser.entry(browser.to_owned()).or_default()
+    }
+
+    /// `browser` connected with `run` (its `hello.browserRunId`); `live` as in
+    /// [`Registries::of`]. When that
+    /// differs from its last one, the browser restarted and its tabIds start
+    /// over (§2): every client's tabs there and the tabs it listed are forgotten,
+    /// so no action without `tabId` goes to a tab of the earlier run's number.
+    /// Returns whether they were. A `hello` without the field forgets nothing
+    /// (an extension older than it).
+    pub fn started(&mut self, browser: &str, run: Option<&str>, live: &[&str]) -> bool {
+        let Some(run) = run else {
+            return false;
+        };
+        let registry = self.registry(browser, live);
+        let restarted = registry.run.as_deref().is_some_and(|last| last != run);
+        if restarted {
+            *registry = Registry::default();
+        }
+        registry.run = Some(run.to_owned());
+        restarted
     }
 
     /// Whether `browser` is known to have `tab` (a tab a client acted on, or
@@ -131,4 +153,63 @@ pub async fn merge_lists(
         tabs,
         browsers,
     })));
+}
+
+#[cfg(test)]
+mod tests {
+    use browser_bridge_protocol::result::OpenTabResult;
+    use browser_bridge_protocol::{Action, WindowId};
+
+    use super::*;
+    use crate::hub::clients::Route;
+
+    /// `alice` opens tab `tab` in `browser`; it becomes her current tab there.
+    fn open(registries: &mut Registries, browser: &str, alice: &Arc<str>, tab: i64) {
+        let mut outcome = Ok(ActionResult::OpenTab(OpenTabResult {
+            tab_id: TabId(tab),
+            window_id: WindowId(1),
+            url: "https://a.test/".into(),
+            title: String::new(),
+            load_pending: false,
+            dialog: None,
+        }));
+        let target = Target::Named(TabId(tab));
+        registries.answered(browser, None, Vec::new(), alice, target, &mut outcome);
+    }
+
+    /// Where `alice`'s `evaluate` without `tabId` goes in `browser`.
+    fn unnamed(registries: &mut Registries, browser: &str, alice: &Arc<str>) -> Route {
+        let mut action = Action::from_value(serde_json::json!({
+            "action": "evaluate", "expression": "return 1"
+        }))
+        .expect("valid");
+        registries
+            .of(browser, &[browser])
+            .target(alice, &mut action, Vec::new)
+    }
+
+    #[test]
+    fn a_new_browser_run_forgets_the_tabs_of_the_last_and_a_worker_restart_does_not() {
+        let mut registries = Registries::default();
+        let alice: Arc<str> = "alice".into();
+        assert!(!registries.started("work", Some("run-1"), &[]));
+        open(&mut registries, "work", &alice, 7);
+        open(&mut registries, "home", &alice, 7);
+        // The worker restarted: same run, tab 7 is still alice's.
+        assert!(!registries.started("work", Some("run-1"), &["home"]));
+        let current = Route::Send(Target::Current(TabId(7)));
+        assert_eq!(unnamed(&mut registries, "work", &alice), current);
+        assert!(registries.knows("work", TabId(7)));
+        // An extension without the field: nothing is forgotten.
+        assert!(!registries.started("work", None, &["home"]));
+        assert_eq!(unnamed(&mut registries, "work", &alice), current);
+        // The browser restarted: tab 7 there may be anyone's now.
+        assert!(registries.started("work", Some("run-2"), &["home"]));
+        assert!(!registries.knows("work", TabId(7)));
+        let fresh = Route::Send(Target::Unnamed);
+        assert_eq!(unnamed(&mut registries, "work", &alice), fresh);
+        // Another browser's bookkeeping stays.
+        assert_eq!(unnamed(&mut registries, "home", &alice), current);
+        assert!(!registries.started("work", Some("run-2"), &["home"]));
+    }
 }

@@ -189,6 +189,7 @@ async fn serve_socket(mut socket: WebSocket, state: AppState, mut slot: Slot) {
         // Made unique among the connected browsers by the hub.
         name: hello.browser_name.unwrap_or_default(),
         browser_version: hello.browser_version.map(|v| crate::events::cut(&v, 128)),
+        browser_run_id: hello.browser_run_id,
         client_id: hello.client_id,
         extension_version: hello.extension_version,
         protocol_version: hello.protocol_version,
