@@ -68,6 +68,7 @@ pub struct FakeExtension {
     token: String,
     client_id: String,
     browser_name: Option<String>,
+    browser_run_id: Option<String>,
     origin: String,
     retry_for: Duration,
     answer_wait: Duration,
@@ -83,6 +84,7 @@ impl FakeExtension {
             token: token.into(),
             client_id: uuid::Uuid::new_v4().to_string(),
             browser_name: None,
+            browser_run_id: None,
             origin: FAKE_ORIGIN.to_owned(),
             retry_for: Duration::ZERO,
             answer_wait: Duration::from_secs(10),
@@ -99,6 +101,13 @@ impl FakeExtension {
     /// default.
     pub fn browser_name(mut self, name: impl Into<String>) -> Self {
         self.browser_name = Some(name.into());
+        self
+    }
+
+    /// The `browserRunId` of the `hello` (PROTOCOL.md §2: one per browser
+    /// process); none by default.
+    pub fn browser_run_id(mut self, run: impl Into<String>) -> Self {
+        self.browser_run_id = Some(run.into());
         self
     }
 
@@ -178,6 +187,9 @@ impl FakeExtension {
         });
         if let Some(name) = &self.browser_name {
             hello["browserName"] = name.as_str().into();
+        }
+        if let Some(run) = &self.browser_run_id {
+            hello["browserRunId"] = run.as_str().into();
         }
         send(ws, &hello).await.map_err(FakeError::Handshake)?;
         let challenge = self.next_json(ws).await?;

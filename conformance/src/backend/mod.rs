@@ -11,6 +11,7 @@ mod clients;
 mod handshake;
 mod http;
 mod requests;
+mod runs;
 
 use std::time::Duration;
 
@@ -76,6 +77,7 @@ pub async fn run(target: &BackendTarget, report: &mut Report) {
     handshake::run(target, report).await;
     requests::run(target, report).await;
     browsers::run(target, report).await;
+    runs::run(target, report).await;
     let outcome = silent
         .await
         .unwrap_or_else(|e| Err(format!("check panicked: {e}")));

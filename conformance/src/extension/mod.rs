@@ -15,6 +15,7 @@ mod windows;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use browser_bridge_protocol::browser::check_browser_run_id;
 use browser_bridge_protocol::{PROTOCOL_VERSION, auth};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -390,5 +391,10 @@ fn hello_shape(hello: &Value) -> Outcome {
     match hello.get("userAgent") {
         None | Some(Value::String(_)) => Ok(()),
         Some(other) => Err(format!("userAgent is not a string: {other}")),
+    }?;
+    match hello.get("browserRunId") {
+        None => Ok(()),
+        Some(Value::String(run)) => check_browser_run_id(run).map_err(|e| e.message),
+        Some(other) => Err(format!("browserRunId is not a string: {other}")),
     }
 }
