@@ -203,9 +203,38 @@ impl Chromium {
         display: Option<&str>,
         devtools_port: bool,
     ) -> Result<Chromium> {
-        let binary = chromium_binary()?;
         let profile = TempDir::new("profile")?;
         write_download_prefs(profile.path())?;
+        Self::launch_in(profile, extension_dir, headed, display, devtools_port).await
+    }
+
+    /// Kills this browser's process group (as a crash or a machine's restart
+    /// ends it: no event reaches the backend) and starts a new headless one on
+    /// the same profile with `extension_dir`: the extension keeps its storage
+    /// (pairing, `clientId`) and loses what a browser process holds (its tabs,
+    /// `chrome.storage.session`).
+    ///
+    /// # Errors
+    /// When the browser does not exit within 10 s or the new one does not start.
+    pub async fn relaunch(&mut self, extension_dir: &Path) -> Result<()> {
+        kill_group(self.pid);
+        tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .context("the browser did not exit within 10 s of SIGKILL")??;
+        let profile = std::mem::replace(&mut self.profile, TempDir::new("spare")?);
+        let fresh = Self::launch_in(profile, extension_dir, false, None, false).await?;
+        drop(std::mem::replace(self, fresh));
+        Ok(())
+    }
+
+    async fn launch_in(
+        profile: TempDir,
+        extension_dir: &Path,
+        headed: bool,
+        display: Option<&str>,
+        devtools_port: bool,
+    ) -> Result<Chromium> {
+        let binary = chromium_binary()?;
         let ext = extension_dir.display().to_string();
         let mut cmd = std::process::Command::new("sh");
         // fd 3 = our writes (Chromium reads CDP), fd 4 = Chromium's CDP output.
@@ -534,14 +563,19 @@ impl Chromium {
     }
 }
 
+/// SIGKILL to the process group `pid` leads: the browser and its
+/// zygote/renderer children.
+fn kill_group(pid: u32) {
+    // `-s KILL --` matters: procps `kill -KILL -<pgid>` reads `-<pgid>` as
+    // options and ends up calling kill(-1, SIGKILL), i.e. every process.
+    let _ = std::process::Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pid}")])
+        .status();
+}
+
 impl Drop for Chromium {
     fn drop(&mut self) {
-        // The whole group: the browser and its zygote/renderer children.
-        // `-s KILL --` matters: procps `kill -KILL -<pgid>` reads `-<pgid>` as
-        // options and ends up calling kill(-1, SIGKILL), i.e. every process.
-        let _ = std::process::Command::new("kill")
-            .args(["-s", "KILL", "--", &format!("-{}", self.pid)])
-            .status();
+        kill_group(self.pid);
         let _ = self.child.start_kill();
     }
 }

@@ -144,7 +144,8 @@ pub struct Stack {
     http: reqwest::Client,
     /// The backend's config dir (holds `pairing-token`).
     pub config_dir: TempDir,
-    _extension: TempDir,
+    /// The copy of the extension the browser loads.
+    extension: TempDir,
 }
 
 impl Stack {
@@ -213,7 +214,7 @@ impl Stack {
             serve_args: options.serve_args.clone(),
             http: reqwest::Client::new(),
             config_dir,
-            _extension: extension,
+            extension,
         };
         let until = Instant::now() + Duration::from_secs(20);
         loop {
@@ -472,6 +473,33 @@ impl Stack {
         self.backend = backend;
         self.base_url = base_url;
         Ok(())
+    }
+
+    /// Kills the browser and starts it again on the same profile
+    /// ([`Chromium::relaunch`]), then waits up to 20 s for its extension to
+    /// connect again (a `connectionId` other than the last).
+    ///
+    /// # Errors
+    /// When the browser does not restart or the extension does not reconnect.
+    pub async fn restart_browser(&mut self) -> Result<()> {
+        let before = self.status().await?["extension"]["connectionId"].clone();
+        self.chromium.relaunch(self.extension.path()).await?;
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let status = self.status().await.unwrap_or_default();
+            let now = &status["extension"]["connectionId"];
+            if status["connected"] == true && now.is_string() && *now != before {
+                return Ok(());
+            }
+            if Instant::now() > until {
+                bail!(
+                    "the extension did not reconnect within 20 s of the browser's restart; \
+                     backend log:\n{}",
+                    self.backend_log()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// The `browser-bridge` binary running as the backend (for its other commands).

@@ -18,6 +18,7 @@
 //! its `ack`, 10 runs); its goal (300 ms) is a figure to read, not a bound a
 //! loaded machine could break.
 
+mod restart;
 mod sessions;
 
 use std::sync::Arc;
