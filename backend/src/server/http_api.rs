@@ -12,10 +12,9 @@
 //! header adds the backend's marks as `Server-Timing` ([`crate::timing`]).
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use browser_bridge_protocol::{
@@ -27,6 +26,7 @@ use serde_json::json;
 use crate::bridge::Bridge;
 use crate::hub::HubStatus;
 use crate::hub::clients::{CLIENT_HEADER, HTTP_CLIENT, check_client_name};
+use crate::server::body::read_body;
 use crate::server::handshake::token_matches;
 use crate::server::state::AppState;
 use crate::timing::{TIMING_HEADER, Trace};
@@ -169,16 +169,28 @@ pub fn client_name<'h>(headers: &'h HeaderMap, fallback: &'h str) -> Result<&'h 
     Ok(name)
 }
 
+/// A method an API route does not take (`GET /v1/act`): 405 in the API's error
+/// shape (`invalid_request`), with `Allow: allowed`.
+pub fn wrong_method(allowed: &'static str, method: &Method, uri: &Uri) -> Response {
+    let error = BridgeError::invalid_request(format!(
+        "{method} {}: this route takes {allowed} only",
+        uri.path()
+    ));
+    let mut response = error_response(StatusCode::METHOD_NOT_ALLOWED, error);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allowed));
+    response
+}
+
 /// `POST /v1/act`: body is one action object; answers its result or error.
 ///
 /// Refusals are in the API's error shape too (`invalid_request`): a body over
-/// `MAX_MESSAGE_BYTES` (32 MiB) → 413, a `Content-Type` other than JSON → 415
-/// (no `Content-Type` is read as JSON), a bad `Browser-Bridge-Client` → 422.
-pub async fn act(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
+/// `MAX_MESSAGE_BYTES` (32 MiB) → 413, one not all there
+/// [`BODY_DEADLINE`](crate::server::body::BODY_DEADLINE) (10 s) after the head
+/// → 408 and the connection closed, a `Content-Type` other than JSON → 415 (no
+/// `Content-Type` is read as JSON), a bad `Browser-Bridge-Client` → 422.
+pub async fn act(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
     let trace = match headers.contains_key(TIMING_HEADER) {
         true => Trace::on(),
         false => Trace::default(),
@@ -200,21 +212,14 @@ pub async fn act(
             );
         }
     }
-    let body = match body {
+    let too_large = format!(
+        "request body over {} MiB ({MAX_MESSAGE_BYTES} bytes), the limit for one action; send \
+         less (e.g. a shorter expression or text)",
+        MAX_MESSAGE_BYTES / (1024 * 1024)
+    );
+    let body = match read_body(&headers, body, MAX_MESSAGE_BYTES, &too_large).await {
         Ok(body) => body,
-        Err(rejection) => {
-            let status = rejection.status();
-            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                format!(
-                    "request body over {} MiB ({MAX_MESSAGE_BYTES} bytes), the limit for one \
-                     action; send less (e.g. a shorter expression or text)",
-                    MAX_MESSAGE_BYTES / (1024 * 1024)
-                )
-            } else {
-                format!("cannot read the request body: {}", rejection.body_text())
-            };
-            return error_response(status, BridgeError::invalid_request(message));
-        }
+        Err(refused) => return refused,
     };
     let decoded = serde_json::from_slice(&body)
         .map_err(|e| BridgeError::invalid_request(format!("not valid JSON: {e}")))

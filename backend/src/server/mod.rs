@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, Uri};
 use axum::routing::{get, post};
 use browser_bridge_protocol::version::{HELLO_TIMEOUT_MS, IDLE_CLOSE_MS};
 use browser_bridge_protocol::{
@@ -22,6 +23,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub mod accept;
+pub mod body;
 pub mod console;
 pub mod handshake;
 pub mod hello;
@@ -154,8 +156,18 @@ pub fn router(state: AppState, console_runner: Option<Arc<dyn console::TaskRunne
         console: Arc::new(console::Console::new(console_runner)),
     };
     let api = Router::new()
-        .route("/v1/act", post(http_api::act))
-        .route("/v1/status", get(http_api::status))
+        .route(
+            "/v1/act",
+            post(http_api::act).fallback(|method: Method, uri: Uri| async move {
+                http_api::wrong_method("POST", &method, &uri)
+            }),
+        )
+        .route(
+            "/v1/status",
+            get(http_api::status).fallback(|method: Method, uri: Uri| async move {
+                http_api::wrong_method("GET, HEAD", &method, &uri)
+            }),
+        )
         .merge(extra_routes(&state))
         .merge(console::api::link_route(console.clone()))
         .route_layer(axum::middleware::from_fn_with_state(

@@ -1,12 +1,15 @@
-//! `/v1/act` refusals in the API's JSON error shape (oversized body, non-JSON
-//! `Content-Type`), shown as such by `RemoteBridge` (the CLI's `act`), and the
-//! case-insensitive `Authorization` scheme (RFC 9110 §11.1).
+//! `/v1/act` refusals in the API's JSON error shape (oversized body, a body
+//! that never finishes, non-JSON `Content-Type`, another method), shown as such
+//! by `RemoteBridge` (the CLI's `act`), and the case-insensitive
+//! `Authorization` scheme (RFC 9110 §11.1).
 
 use crate::common::*;
 use browser_bridge_backend::server::ServerHandle;
 use browser_bridge_backend::{Bridge, RemoteBridge};
 use browser_bridge_protocol::{Action, ErrorCode, MAX_MESSAGE_BYTES};
 use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test]
 async fn an_oversized_body_is_413_with_the_json_error_and_act_shows_it() {
@@ -54,6 +57,59 @@ async fn a_non_json_content_type_is_415_with_the_json_error() {
             .contains("application/json"),
         "{body}"
     );
+}
+
+#[tokio::test]
+async fn a_body_that_never_finishes_is_408_and_its_connection_closed() {
+    let server = start(options()).await;
+    let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /v1/act HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"action\":",
+        server.addr, server.token
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let read_all = socket.read_to_end(&mut answer);
+    tokio::time::timeout(Duration::from_secs(20), read_all)
+        .await
+        .expect("answered and closed within 20 s")
+        .unwrap();
+    let took = started.elapsed();
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("\"invalid_request\""), "{text}");
+    assert!(
+        took >= Duration::from_secs(9) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    // Serve still answers.
+    let (status, _) = post_act(&http(), &server, r#"{"action":"list_tabs"}"#).await;
+    assert_eq!(status, 503, "no extension: not_connected");
+}
+
+#[tokio::test]
+async fn another_method_is_405_with_the_json_error_and_allow() {
+    let server = start(options()).await;
+    for (method, path, allow) in [
+        (reqwest::Method::GET, "/v1/act", "POST"),
+        (reqwest::Method::PUT, "/v1/act", "POST"),
+        (reqwest::Method::POST, "/v1/status", "GET, HEAD"),
+    ] {
+        let response = http()
+            .request(method.clone(), format!("{}{path}", server.base_url()))
+            .bearer_auth(&server.token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 405, "{method} {path}");
+        assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "invalid_request", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(allow), "{message}");
+    }
 }
 
 #[tokio::test]

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 use super::auth::{self, CODE_TTL, SESSION_HEADER};
 use super::{CONSOLE_CLIENT, Console, ConsoleState};
 use crate::Bridge;
+use crate::server::body;
 use crate::server::http_api::{self, error_response, host_allowed};
 use crate::server::state::AppState;
 
@@ -41,9 +42,6 @@ const CSP: &str = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; 
 const MAX_TASK_CHARS: usize = 4000;
 /// Largest console request body (bytes): a task is at most 4000 characters.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
-/// How long a console request body may take to arrive, from the end of its
-/// head: past it the answer is 408 and the connection is closed.
-pub const BODY_DEADLINE: Duration = Duration::from_secs(10);
 /// How long the state's `list_tabs` may take before the page goes without titles.
 const TABS_WAIT: Duration = Duration::from_secs(2);
 
@@ -196,58 +194,12 @@ async fn style() -> Response {
     asset("text/css; charset=utf-8", CONSOLE_CSS)
 }
 
-/// The body of a console POST, read only after its guard passed: 413 over
-/// [`MAX_BODY_BYTES`] (told by `Content-Length` or counted), 408 when it has
-/// not all arrived within [`BODY_DEADLINE`], 400 when the client broke off.
+/// The body of a console POST, read only after its guard passed
+/// ([`body::read_body`]: 413 over [`MAX_BODY_BYTES`], 408 past
+/// [`body::BODY_DEADLINE`], 400 when the client broke off).
 async fn read_body(headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
-    let too_large = || {
-        error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            BridgeError::invalid_request(format!(
-                "console request bodies are at most {MAX_BODY_BYTES} bytes"
-            )),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
-        return Err(too_large());
-    }
-    let mut stream = body.into_data_stream();
-    let read = async {
-        let mut bytes = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| {
-                error_response(
-                    StatusCode::BAD_REQUEST,
-                    BridgeError::invalid_request(format!("cannot read the request body: {e}")),
-                )
-            })?;
-            if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-                return Err(too_large());
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        Ok(Bytes::from(bytes))
-    };
-    match tokio::time::timeout(BODY_DEADLINE, read).await {
-        Ok(read) => read,
-        Err(_) => {
-            let mut response = error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                BridgeError::invalid_request(format!(
-                    "the request body did not arrive within {} s",
-                    BODY_DEADLINE.as_secs()
-                )),
-            );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Err(response)
-        }
-    }
+    let too_large = format!("console request bodies are at most {MAX_BODY_BYTES} bytes");
+    body::read_body(headers, body, MAX_BODY_BYTES, &too_large).await
 }
 
 /// `POST /console/api/session` `{"code"}`: a pending code → `{"session"}` (64
