@@ -633,10 +633,17 @@ fn unproven_reject(conn: &mut Conn, error: BridgeError, clock: Clock, fx: &mut V
         "refused before the backend proved itself: {error}"
     )));
     conn.refused_at = Some(clock.now_ms);
+    // Only a version refusal comes before the proof from a real backend.
+    let hint = if error.code == ErrorCode::ProtocolMismatch {
+        format!(
+            "if it is your backend, update the older of the two (protocol v{PROTOCOL_VERSION} here)"
+        )
+    } else {
+        "a backend proves itself first, so it may be another program on that address".to_owned()
+    };
     let why = format!(
         "the program on {} refused the connection ({}) before proving it knows \
-         the pairing token: if it is your backend, update the older of the two \
-         (protocol v{PROTOCOL_VERSION} here); retrying",
+         the pairing token: {hint}; retrying",
         conn.backend_url, error.code
     );
     settle(conn, Phase::Disconnected, why, true, clock, fx);

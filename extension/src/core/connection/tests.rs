@@ -266,8 +266,18 @@ fn an_unproven_reject_retries_and_hides_the_peer_text() {
     assert_eq!(conn.phase, Phase::Disconnected);
     assert!(!conn.reason.contains("evil.test"), "{}", conn.reason);
     assert!(conn.reason.contains("protocol_mismatch"), "{}", conn.reason);
+    assert!(conn.reason.contains("update the older"), "{}", conn.reason);
     assert!(retry_timer(&fx).is_some());
     assert!(!fx.iter().any(|e| matches!(e, Effect::StoreFatal { .. })));
+    // Any other code before the proof is not a version matter.
+    let reject = Message::Reject(Reject {
+        error: BridgeError::new(ErrorCode::Unauthorized, "update me"),
+    })
+    .encode();
+    let (conn, _) = run(opened(), text(reject));
+    assert!(conn.reason.contains("unauthorized"), "{}", conn.reason);
+    assert!(!conn.reason.contains("update"), "{}", conn.reason);
+    assert!(conn.reason.contains("another program"), "{}", conn.reason);
 }
 
 #[test]
