@@ -182,6 +182,11 @@ impl Observer {
         self.lock().by_tab.remove(&tab);
     }
 
+    /// Forgets every baseline (a browser restarted: its tabIds may be reused).
+    pub fn forget_all(&self) {
+        self.lock().by_tab.clear();
+    }
+
     fn has_baseline(&self, tab: TabId) -> bool {
         self.lock().by_tab.contains_key(&tab)
     }
@@ -310,6 +315,23 @@ mod tests {
             })
             .await
             .unwrap()
+    }
+
+    #[tokio::test]
+    async fn forget_all_leaves_no_baseline_to_diff_against() {
+        let observer = Observer::new();
+        let extract = Action::from_json(r#"{"action":"extract"}"#).unwrap();
+        let since = Action::from_json(r#"{"action":"extract","since":"last"}"#).unwrap();
+        let first = page(1, "https://a.test/", "Old run", &["e1"]);
+        let again = page(1, "https://a.test/", "New run", &["e1"]);
+        run(&observer, extract, &[first], click(1, false)).await;
+        observer.clone().forget_all();
+        let ActionResult::Extract(full) = run(&observer, since, &[again], click(1, false)).await
+        else {
+            panic!("an extract")
+        };
+        assert_eq!(full.changes, None, "answered in full, no diff");
+        assert_eq!(full.markdown, "New run");
     }
 
     #[tokio::test]

@@ -219,10 +219,12 @@ impl ExtensionHub {
             .private_dir
             .as_deref()
             .map(|dir| Arc::from(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())));
+        let observer = Observer::new();
         let owner = Owner {
             tx: tx.downgrade(),
             options,
             events: events.clone(),
+            observer: observer.clone(),
             connections: Vec::new(),
             registries: Registries::default(),
             last_used: LastUsed::default(),
@@ -237,7 +239,7 @@ impl ExtensionHub {
             private_dir,
             client: Arc::from(HTTP_CLIENT),
             browser: None,
-            observer: Observer::new(),
+            observer,
         }
     }
 
@@ -454,6 +456,8 @@ struct Owner {
     tx: mpsc::WeakUnboundedSender<Command>,
     options: HubOptions,
     events: EventLog,
+    /// The handles' baselines, forgotten when a browser restarts.
+    observer: Observer,
     /// Authenticated connections (one per browser), oldest first.
     connections: Vec<Attachment>,
     /// Per browser: every client's current tab there, and the tabs it knows.
@@ -596,6 +600,11 @@ impl Owner {
         let run = attachment.info.browser_run_id.as_deref();
         if self.registries.started(&client_id, run, &live) {
             tracing::info!(client_id = %client_id, "the browser restarted: its clients' tabs are forgotten");
+            // A new run has no sessions, and its tabIds may be the last run's
+            // numbers: nothing known of those tabs holds. (Baselines are kept by
+            // tabId alone, so every browser's go: a full extract comes next.)
+            self.events.clear_sessions_of(&client_id);
+            self.observer.forget_all();
         }
         for old in replaced {
             tracing::info!(client_id = %client_id, conn = old.conn, "connection replaced by a newer one");
