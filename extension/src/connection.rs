@@ -206,7 +206,7 @@ async fn load_settings(generation: u32) -> Input {
     let client_id = match &settings.client_id {
         Some(id) => id.clone(),
         None => {
-            let id = chrome::random_uuid();
+            let id = made(keys::CLIENT_ID);
             let _ = chrome::storage_set(&json!({ keys::CLIENT_ID: id })).await;
             id
         }
@@ -221,8 +221,9 @@ async fn load_settings(generation: u32) -> Input {
 }
 
 /// `hello.browserRunId` (§2): made once per browser process and kept in
-/// `chrome.storage.session`, which outlives worker restarts and not the browser.
-/// `None` when that storage fails (the backend then keeps its tabs as before).
+/// `chrome.storage.session`, which outlives worker restarts (not the browser,
+/// nor the extension's reload or update). `None` when that storage fails (the
+/// backend then keeps its tabs as before).
 async fn browser_run_id() -> Option<String> {
     let stored = chrome::session_storage_get(&[BROWSER_RUN_ID_KEY])
         .await
@@ -230,9 +231,29 @@ async fn browser_run_id() -> Option<String> {
     if let Some(run) = stored.get(BROWSER_RUN_ID_KEY).and_then(|v| v.as_str()) {
         return Some(run.to_owned());
     }
-    let run = chrome::random_uuid();
+    let run = made(BROWSER_RUN_ID_KEY);
     chrome::session_storage_set(&json!({ BROWSER_RUN_ID_KEY: run }))
         .await
         .ok()?;
     Some(run)
+}
+
+thread_local! {
+    /// The UUID this worker made for each stored id ([`made`]).
+    static MADE: RefCell<Vec<(&'static str, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The UUID this worker stores under `key` when storage has none: one per key
+/// and worker, so two connection attempts that both read before either wrote
+/// store and send the same id.
+fn made(key: &'static str) -> String {
+    MADE.with(|made| {
+        let mut made = made.borrow_mut();
+        if let Some((_, id)) = made.iter().find(|(k, _)| *k == key) {
+            return id.clone();
+        }
+        let id = chrome::random_uuid();
+        made.push((key, id.clone()));
+        id
+    })
 }

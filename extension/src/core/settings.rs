@@ -31,7 +31,8 @@ pub mod keys {
 pub const SESSIONS_KEY: &str = "sessions";
 
 /// `chrome.storage.session` key of `hello.browserRunId` (PROTOCOL.md §2): a
-/// UUID made by the first worker of a browser process.
+/// UUID made by the first worker of a browser process (or of the extension's
+/// reload, which clears that storage too).
 pub const BROWSER_RUN_ID_KEY: &str = "browserRunId";
 
 /// Where the extension connects when `backendUrl` is not set.
