@@ -77,8 +77,8 @@ pub struct Hello {
     pub browser_version: Option<String>,
     /// Names this run of the browser (§2): drawn once per browser process and
     /// kept in `chrome.storage.session`, so a worker restart sends the same one
-    /// and a browser restart, whose tabIds start over, a new one. 1 to 64 of
-    /// `A–Z a–z 0–9 - _` ([`crate::browser::check_browser_run_id`]).
+    /// and a browser restart, whose tabIds are a new process's, a new one. 1 to
+    /// 64 of `A–Z a–z 0–9 - _` ([`crate::browser::check_browser_run_id`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = crate::browser::BROWSER_RUN_ID_PATTERN))]
     pub browser_run_id: Option<String>,
