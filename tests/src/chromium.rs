@@ -209,10 +209,11 @@ impl Chromium {
     }
 
     /// Kills this browser's process group (as a crash or a machine's restart
-    /// ends it: no event reaches the backend) and starts a new headless one on
-    /// the same profile with `extension_dir`: the extension keeps its storage
-    /// (pairing, `clientId`) and loses what a browser process holds (its tabs,
-    /// `chrome.storage.session`).
+    /// ends it: no event reaches the backend), waits until the group is gone,
+    /// and starts a new one on the same profile with `extension_dir` (headless,
+    /// without the DevTools port, whatever this one had): the extension keeps
+    /// its storage (pairing, `clientId`) and loses what a browser process holds
+    /// (its tabs, `chrome.storage.session`).
     ///
     /// # Errors
     /// When the browser does not exit within 10 s or the new one does not start.
@@ -221,9 +222,19 @@ impl Chromium {
         tokio::time::timeout(Duration::from_secs(10), self.child.wait())
             .await
             .context("the browser did not exit within 10 s of SIGKILL")??;
+        // The whole group, so no process of the old run still holds the profile.
+        let until = Instant::now() + Duration::from_secs(10);
+        while group_alive(self.pid) {
+            if Instant::now() > until {
+                bail!("the browser's processes did not exit within 10 s of SIGKILL");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let profile = std::mem::replace(&mut self.profile, TempDir::new("spare")?);
         let fresh = Self::launch_in(profile, extension_dir, false, None, false).await?;
-        drop(std::mem::replace(self, fresh));
+        let mut old = std::mem::replace(self, fresh);
+        // Its group is gone; its number may be another's by now.
+        old.pid = 0;
         Ok(())
     }
 
@@ -573,9 +584,21 @@ fn kill_group(pid: u32) {
         .status();
 }
 
+/// Whether any process of the group `pid` leads is left (`kill -0`).
+fn group_alive(pid: u32) -> bool {
+    std::process::Command::new("kill")
+        .args(["-s", "0", "--", &format!("-{pid}")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 impl Drop for Chromium {
     fn drop(&mut self) {
-        kill_group(self.pid);
+        // 0: relaunched, its group already gone.
+        if self.pid != 0 {
+            kill_group(self.pid);
+        }
         let _ = self.child.start_kill();
     }
 }

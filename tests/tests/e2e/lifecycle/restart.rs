@@ -62,9 +62,19 @@ async fn after_a_browser_restart_a_clients_action_without_tab_id_follows_the_rul
     let same = stack.act_as(alice, title.clone()).await.expect("evaluate");
     assert_eq!(same["tabId"], old, "still alice's current tab");
 
+    let client_id = extension(&stack).await["clientId"].clone();
     stack.restart_browser().await.expect("restart the browser");
-    let now = extension(&stack).await["browserRunId"].clone();
-    assert!(now.is_string() && now != run, "a new run: {run} then {now}");
+    let now = extension(&stack).await;
+    // The same browser to the backend (its extension's storage kept), in a new run.
+    assert_eq!(
+        now["clientId"], client_id,
+        "the extension kept its clientId"
+    );
+    let now = &now["browserRunId"];
+    assert!(
+        now.is_string() && *now != run,
+        "a new run: {run} then {now}"
+    );
     // The person opens a page of their own.
     let second = stack.fixtures.url("second.html");
     stack
@@ -94,10 +104,23 @@ async fn after_a_browser_restart_a_clients_action_without_tab_id_follows_the_rul
         .act_as("bob", json!({"action": "navigate", "url": basic}))
         .await
         .expect("bob's navigate after the restart");
+    let his = his["tabId"].as_i64().expect("tabId");
     assert!(
-        his["tabId"] != tab && his["tabId"] != bobs["tabId"],
-        "{his}"
+        his != tab && people.iter().all(|(id, _)| *id != his),
+        "bob's navigate landed in tab {his}: alice's is {tab}, the person's {people:?}"
     );
+    let list = stack
+        .act(json!({"action": "list_tabs"}))
+        .await
+        .expect("list");
+    let client_of = |id: i64| {
+        list["tabs"]
+            .as_array()
+            .and_then(|tabs| tabs.iter().find(|t| t["tabId"] == id))
+            .map(|t| t["client"].clone())
+    };
+    assert_eq!(client_of(his), Some(json!("bob")), "{list}");
+    assert_eq!(client_of(tab), Some(json!("alice")), "{list}");
     let title: Value = stack
         .eval(tab, "return document.title")
         .await
