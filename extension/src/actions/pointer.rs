@@ -23,6 +23,7 @@ use crate::actions::dom;
 use crate::actions::effects::Watch;
 use crate::actions::frames;
 use crate::actions::point::{clear_click_point, click_point, visible_point};
+use crate::actions::tabs;
 use crate::app::App;
 use crate::cdp::{self, CdpError, Target, within};
 use crate::core::pointer::{check_point, drag_path, hit_of};
@@ -249,6 +250,7 @@ pub async fn drag(app: &App, tab: TabId, p: Drag) -> Result<ActionResult, Bridge
     } else {
         None
     };
+    tabs::drawing(app, tab).await;
     let outcome = gesture(tab, from, &path, intercepted).await;
     if draggable {
         let _ = cdp::send(tab, &SetInterceptDrags { enabled: false }).await;
