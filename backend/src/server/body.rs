@@ -10,7 +10,7 @@ use axum::response::Response;
 use browser_bridge_protocol::BridgeError;
 use futures_util::StreamExt;
 
-use crate::server::http_api::error_response;
+use crate::server::errors::error_response;
 
 /// How long a request body may take to arrive, from the end of its head: past
 /// it the answer is 408 and the connection is closed.

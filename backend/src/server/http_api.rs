@@ -21,7 +21,6 @@ use browser_bridge_protocol::{
     Action, BridgeError, ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION,
 };
 use serde::Serialize;
-use serde_json::json;
 
 use crate::bridge::Bridge;
 use crate::hub::HubStatus;
@@ -42,10 +41,7 @@ pub fn status_for(code: ErrorCode) -> StatusCode {
     }
 }
 
-/// `{"error":{"code","message"}}` with `status`.
-pub fn error_response(status: StatusCode, error: BridgeError) -> Response {
-    (status, Json(json!({ "error": error }))).into_response()
-}
+pub use crate::server::errors::error_response;
 
 /// True when `host` (a `Host` header value, with or without port) names the local
 /// machine: `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`. With `allow_remote`,

@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 pub mod accept;
 pub mod body;
 pub mod console;
+pub mod errors;
 pub mod handshake;
 pub mod hello;
 pub mod http_api;

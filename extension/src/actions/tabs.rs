@@ -285,10 +285,11 @@ fn wake(tab: i64) {
 }
 
 /// Before a gesture in `tab` (`drag`): in a session of an agent window, starts
-/// [`wake`]'s screencast and waits for it. The press stops a background tab's
-/// frames as a click's does, and each of the drag's moves after it waits for
-/// a frame: a 20-step drag took 4–6 s, past its 15 s timeout on a loaded
-/// machine, and takes ~0.5 s drawing (measured, Chromium 156, headless).
+/// the screencast [`put_back`] starts after a press, and waits for it. The
+/// press stops a background tab's frames as a click's does, and each of the
+/// drag's moves after it waits for a frame: a 20-step drag took 4–6 s, past
+/// its 15 s timeout on a loaded machine, and takes ~0.5 s drawing (measured,
+/// Chromium 156, headless).
 pub async fn drawing(app: &App, tab: TabId) {
     if app.sessions.with(tab, |s| s.agent_window) == Some(true) {
         let _ = cdp::send(tab, &StartScreencast::keep_drawing()).await;
