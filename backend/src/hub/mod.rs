@@ -598,7 +598,10 @@ impl Owner {
             .map(|c| c.info.client_id.as_str())
             .collect();
         let run = attachment.info.browser_run_id.as_deref();
-        if self.registries.started(&client_id, run, &live) {
+        if self
+            .registries
+            .started(&client_id, run, &live, !replaced.is_empty())
+        {
             tracing::info!(client_id = %client_id, "the browser restarted: its clients' tabs are forgotten");
             // A new run has no sessions, and its tabIds may be the last run's
             // numbers: nothing known of those tabs holds. (Baselines are kept by

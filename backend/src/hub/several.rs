@@ -56,13 +56,22 @@ impl Registries {
     /// over (§2): every client's tabs there and the tabs it listed are forgotten,
     /// so no action without `tabId` goes to a tab of the earlier run's number.
     /// Returns whether they were. A `hello` without the field forgets nothing
-    /// (an extension older than it).
-    pub fn started(&mut self, browser: &str, run: Option<&str>, live: &[&str]) -> bool {
+    /// (an extension older than it), nor one `replacing` a connection of that
+    /// browser still open: a restarted browser's last connection has ended,
+    /// so that is two browsers sharing one `clientId` (a copied profile), each
+    /// replacing the other, whose tabs must not be forgotten at every turn.
+    pub fn started(
+        &mut self,
+        browser: &str,
+        run: Option<&str>,
+        live: &[&str],
+        replacing: bool,
+    ) -> bool {
         let Some(run) = run else {
             return false;
         };
         let registry = self.registry(browser, live);
-        let restarted = registry.run.as_deref().is_some_and(|last| last != run);
+        let restarted = !replacing && registry.run.as_deref().is_some_and(|last| last != run);
         if restarted {
             *registry = Registry::default();
         }
@@ -192,24 +201,29 @@ mod tests {
     fn a_new_browser_run_forgets_the_tabs_of_the_last_and_a_worker_restart_does_not() {
         let mut registries = Registries::default();
         let alice: Arc<str> = "alice".into();
-        assert!(!registries.started("work", Some("run-1"), &[]));
+        assert!(!registries.started("work", Some("run-1"), &[], false));
         open(&mut registries, "work", &alice, 7);
         open(&mut registries, "home", &alice, 7);
         // The worker restarted: same run, tab 7 is still alice's.
-        assert!(!registries.started("work", Some("run-1"), &["home"]));
+        assert!(!registries.started("work", Some("run-1"), &["home"], false));
         let current = Route::Send(Target::Current(TabId(7)));
         assert_eq!(unnamed(&mut registries, "work", &alice), current);
         assert!(registries.knows("work", TabId(7)));
         // An extension without the field: nothing is forgotten.
-        assert!(!registries.started("work", None, &["home"]));
+        assert!(!registries.started("work", None, &["home"], false));
         assert_eq!(unnamed(&mut registries, "work", &alice), current);
+        // Another run while run-1's connection is still open: a second browser
+        // with the same clientId (a copied profile), not a restart.
+        assert!(!registries.started("work", Some("run-9"), &["home"], true));
+        assert_eq!(unnamed(&mut registries, "work", &alice), current);
+        assert!(!registries.started("work", Some("run-1"), &["home"], true));
         // The browser restarted: tab 7 there may be anyone's now.
-        assert!(registries.started("work", Some("run-2"), &["home"]));
+        assert!(registries.started("work", Some("run-2"), &["home"], false));
         assert!(!registries.knows("work", TabId(7)));
         let fresh = Route::Send(Target::Unnamed);
         assert_eq!(unnamed(&mut registries, "work", &alice), fresh);
         // Another browser's bookkeeping stays.
         assert_eq!(unnamed(&mut registries, "home", &alice), current);
-        assert!(!registries.started("work", Some("run-2"), &["home"]));
+        assert!(!registries.started("work", Some("run-2"), &["home"], false));
     }
 }
