@@ -5,9 +5,11 @@
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::Response;
-use browser_bridge_protocol::BridgeError;
+use browser_bridge_protocol::{BridgeError, MAX_MESSAGE_BYTES};
 use futures_util::StreamExt;
 
 use crate::server::errors::error_response;
@@ -41,7 +43,8 @@ pub async fn read_body(
     }
     let mut stream = body.into_data_stream();
     let read = async {
-        let mut bytes = Vec::with_capacity(declared.unwrap_or(0) as usize);
+        // What the head declares is not reserved ahead: it costs the client nothing.
+        let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(64 * 1024) as usize);
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| {
                 error_response(
@@ -71,5 +74,20 @@ pub async fn read_body(
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
             Err(response)
         }
+    }
+}
+
+/// Middleware: reads a request's body whole ([`read_body`], at most
+/// `MAX_MESSAGE_BYTES`) before the service behind it, for services that read
+/// their own body without a deadline (`/mcp`).
+pub async fn buffered(request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let too_large = format!("request body over {MAX_MESSAGE_BYTES} bytes");
+    match read_body(&parts.headers, body, MAX_MESSAGE_BYTES, &too_large).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Err(refused) => refused,
     }
 }

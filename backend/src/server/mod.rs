@@ -169,7 +169,7 @@ pub fn router(state: AppState, console_runner: Option<Arc<dyn console::TaskRunne
                 http_api::wrong_method("GET, HEAD", &method, &uri)
             }),
         )
-        .merge(extra_routes(&state))
+        .merge(extra_routes(&state).layer(axum::middleware::from_fn(body::buffered)))
         .merge(console::api::link_route(console.clone()))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -185,7 +185,8 @@ pub fn router(state: AppState, console_runner: Option<Arc<dyn console::TaskRunne
 }
 
 /// Agent-facing routes added by other modules (the MCP module's `/mcp`). They are
-/// merged under the same guard as `/v1/*` (Origin/Host 403, Bearer token 401).
+/// merged under the same guard as `/v1/*` (Origin/Host 403, Bearer token 401),
+/// and their bodies are read within the same deadline ([`body::buffered`]).
 fn extra_routes(state: &AppState) -> Router<AppState> {
     crate::mcp::http::routes(state.hub.clone())
 }

@@ -59,13 +59,14 @@ async fn a_non_json_content_type_is_415_with_the_json_error() {
     );
 }
 
-#[tokio::test]
-async fn a_body_that_never_finishes_is_408_and_its_connection_closed() {
-    let server = start(options()).await;
+/// Sends `path` a head with the token and `Content-Length: 100`, then part of
+/// the body, and never the rest; (the whole answer, how long it took).
+async fn never_finished(server: &ServerHandle, path: &str) -> (String, Duration) {
     let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let head = format!(
-        "POST /v1/act HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"action\":",
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: 100\r\n\r\n{{\"action\":",
         server.addr, server.token
     );
     socket.write_all(head.as_bytes()).await.unwrap();
@@ -74,16 +75,29 @@ async fn a_body_that_never_finishes_is_408_and_its_connection_closed() {
     let read_all = socket.read_to_end(&mut answer);
     tokio::time::timeout(Duration::from_secs(20), read_all)
         .await
-        .expect("answered and closed within 20 s")
+        .unwrap_or_else(|_| panic!("{path}: answered and closed within 20 s"))
         .unwrap();
-    let took = started.elapsed();
-    let text = String::from_utf8_lossy(&answer);
-    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
-    assert!(text.contains("\"invalid_request\""), "{text}");
-    assert!(
-        took >= Duration::from_secs(9) && took < Duration::from_secs(15),
-        "{took:?}"
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        started.elapsed(),
+    )
+}
+
+#[tokio::test]
+async fn a_body_that_never_finishes_is_408_and_its_connection_closed() {
+    let server = start(options()).await;
+    let (act, mcp) = tokio::join!(
+        never_finished(&server, "/v1/act"),
+        never_finished(&server, "/mcp")
     );
+    for (path, (text, took)) in [("/v1/act", act), ("/mcp", mcp)] {
+        assert!(text.starts_with("HTTP/1.1 408"), "{path}: {text}");
+        assert!(text.contains("\"invalid_request\""), "{path}: {text}");
+        assert!(
+            took >= Duration::from_secs(9) && took < Duration::from_secs(15),
+            "{path}: {took:?}"
+        );
+    }
     // Serve still answers.
     let (status, _) = post_act(&http(), &server, r#"{"action":"list_tabs"}"#).await;
     assert_eq!(status, 503, "no extension: not_connected");
