@@ -641,10 +641,15 @@ fn unproven_reject(conn: &mut Conn, error: BridgeError, clock: Clock, fx: &mut V
     } else {
         "a backend proves itself first, so it may be another program on that address".to_owned()
     };
+    // An unknown code is the stranger's own text too.
+    let code = match &error.code {
+        ErrorCode::Unknown(_) => "an unknown code".to_owned(),
+        known => known.to_string(),
+    };
     let why = format!(
-        "the program on {} refused the connection ({}) before proving it knows \
+        "the program on {} refused the connection ({code}) before proving it knows \
          the pairing token: {hint}; retrying",
-        conn.backend_url, error.code
+        conn.backend_url
     );
     settle(conn, Phase::Disconnected, why, true, clock, fx);
 }

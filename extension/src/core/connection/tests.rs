@@ -278,6 +278,11 @@ fn an_unproven_reject_retries_and_hides_the_peer_text() {
     assert!(conn.reason.contains("unauthorized"), "{}", conn.reason);
     assert!(!conn.reason.contains("update"), "{}", conn.reason);
     assert!(conn.reason.contains("another program"), "{}", conn.reason);
+    // Nor is a code of the stranger's own shown.
+    let reject = r#"{"type":"reject","error":{"code":"reinstall_from_evil_test","message":"x"}}"#;
+    let (conn, _) = run(opened(), text(reject.to_owned()));
+    assert!(!conn.reason.contains("evil"), "{}", conn.reason);
+    assert!(conn.reason.contains("an unknown code"), "{}", conn.reason);
 }
 
 #[test]
