@@ -322,25 +322,46 @@ pub async fn evaluate_breakdown(stack: &Stack, tab: i64, n: usize) -> Result<Str
         inside,
     );
     row(&mut out, "**total** (`POST /v1/act`)", totals);
-    let floor = format!(
-        "const t = []; for (let i = 0; i < {n}; i++) {{ const s = performance.now(); \
-         await chrome.debugger.sendCommand({{tabId: {tab}}}, 'Runtime.evaluate', \
-         {{expression: '1', returnByValue: true}}); t.push(performance.now() - s); }} return t;"
-    );
-    let floor: Vec<f64> = stack
-        .chromium
-        .eval(&worker, &floor)
-        .await?
-        .as_array()
-        .context("no sendCommand timings")?
-        .iter()
-        .filter_map(Value::as_f64)
-        .collect();
-    row(
-        &mut out,
-        "reference: bare `chrome.debugger.sendCommand` in the worker",
-        floor,
-    );
+    // In the worker, `n` bare `chrome.debugger.sendCommand`s timed one by one:
+    // back to back; with `evaluate`'s own parameters (§7: an async function body,
+    // its promise awaited); and each 2 ms after the last, when Chrome's threads
+    // have gone idle between, as they have for an action that comes over HTTP and
+    // WebSocket.
+    let references = [
+        (
+            "reference: bare `chrome.debugger.sendCommand` in the worker",
+            "",
+            "{expression: '1', returnByValue: true}",
+        ),
+        (
+            "reference: the same, with `evaluate`'s parameters",
+            "",
+            "{expression: '(async () => {\\nreturn 1\\n})()', awaitPromise: true, userGesture: true, \
+             returnByValue: false, objectGroup: 'browser-bridge-evaluate', timeout: 10000}",
+        ),
+        (
+            "reference: bare, each call 2 ms after the last",
+            "await new Promise(r => setTimeout(r, 2));",
+            "{expression: '1', returnByValue: true}",
+        ),
+    ];
+    for (name, pause, params) in references {
+        let series = format!(
+            "const t = []; for (let i = 0; i < {n}; i++) {{ {pause} const s = performance.now(); \
+             await chrome.debugger.sendCommand({{tabId: {tab}}}, 'Runtime.evaluate', {params}); \
+             t.push(performance.now() - s); }} return t;"
+        );
+        let times: Vec<f64> = stack
+            .chromium
+            .eval(&worker, &series)
+            .await?
+            .as_array()
+            .context("no sendCommand timings")?
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        row(&mut out, name, times);
+    }
     Ok(out)
 }
 
