@@ -24,7 +24,9 @@ fn assert_all_passed(output: &Output, at_least: usize) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let lines: Vec<&str> = stdout.lines().collect();
-    let (summary, checks) = lines.split_last().expect("some output");
+    let Some((summary, checks)) = lines.split_last() else {
+        panic!("no report on stdout (exit {}):\n{stderr}", output.status);
+    };
     let failed: Vec<&&str> = checks.iter().filter(|l| l.starts_with("FAIL ")).collect();
     assert!(failed.is_empty(), "failed checks:\n{stdout}\n{stderr}");
     assert!(checks.iter().all(|l| l.starts_with("ok  ")), "{stdout}");
